@@ -1,0 +1,38 @@
+# Two commands on a fresh machine:
+#   make run   - set up .venv and run the gate on the bundled sample data
+#   make test  - set up .venv with the dev extras and run every test, notebooks included
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SAMPLE := data/sample_release.txt
+
+.PHONY: run test lint format clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed-run
+
+# The gate's own exit status is 1 for BLOCK; `make run` shows the verdict and
+# only fails on an input error (2) or worse.
+run: $(VENV)/.installed-run
+	@$(BIN)/buddy-eval $(SAMPLE); status=$$?; [ $$status -le 1 ]
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+
+format: $(VENV)/.installed-dev
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

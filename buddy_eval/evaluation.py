@@ -1,0 +1,152 @@
+"""Score an input and decide: the object users hold in scripts and notebooks."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pandas as pd
+
+from .decision import Decision, decide, exact_values
+from .formatting import format_report
+from .loading import EvalInput, load
+from .parsing import Thresholds
+from .scoring import check_versions, score_items, score_versions
+
+__all__ = ["Evaluation", "evaluate", "report"]
+
+MAX_LISTED_MISSING = 10
+
+
+class Evaluation:
+    """The scored comparison of a baseline and a candidate version.
+
+    Build it with :func:`evaluate`. Every DataFrame holds exact counts; only
+    :meth:`report` rounds.
+
+    Attributes
+    ----------
+    data : EvalInput
+        The validated input.
+    baseline, candidate : str
+        The version labels compared.
+    items : pandas.DataFrame
+        Per (version, golden item) outcomes for every version in the input,
+        baseline and candidate first (see :func:`buddy_eval.scoring.score_items`).
+    metrics : pandas.DataFrame
+        Per (version, metric) numerators, denominators and values (see
+        :func:`buddy_eval.scoring.score_versions`).
+    decision : Decision
+        RELEASE or BLOCK with the ordered reasons.
+    warnings : tuple of str
+        Unknown result ids and golden items with no result for the baseline or
+        the candidate.
+    """
+
+    def __init__(self, data: EvalInput, baseline: str = "OLD", candidate: str = "NEW"):
+        check_versions(data, baseline, candidate)
+        others = [v for v in data.versions if v not in (baseline, candidate)]
+        self.data = data
+        self.baseline = baseline
+        self.candidate = candidate
+        self.items = score_items(data, [baseline, candidate, *others])
+        self.metrics = score_versions(self.items)
+        self.decision: Decision = decide(self.metrics, data.thresholds, baseline, candidate)
+        self.warnings = data.warnings + self._missing_warnings()
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return self.data.thresholds
+
+    @property
+    def release(self) -> bool:
+        """True when the candidate may be released."""
+        return self.decision.release
+
+    def values(self, version: str) -> dict[str, Fraction | int | None]:
+        """One version's metrics as exact fractions (None when not measured)."""
+        return exact_values(self.metrics, version)
+
+    def report(self) -> str:
+        """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
+        return format_report(
+            self.baseline,
+            self.values(self.baseline),
+            self.candidate,
+            self.values(self.candidate),
+            self.decision,
+        )
+
+    def compared_items(self) -> pd.DataFrame:
+        """:attr:`items` restricted to the baseline and the candidate."""
+        keep = self.items["version"].isin([self.baseline, self.candidate])
+        out = self.items[keep].copy()
+        out["version"] = out["version"].cat.set_categories([self.baseline, self.candidate])
+        return out.reset_index(drop=True)
+
+    def _missing_warnings(self) -> tuple[str, ...]:
+        warnings = []
+        golden_line = self.data.golden.set_index("item_id")["line"]
+        for version in (self.baseline, self.candidate):
+            rows = self.items[(self.items["version"] == version) & self.items["missing"]]
+            for item_id in rows["item_id"].head(MAX_LISTED_MISSING):
+                warnings.append(
+                    f"{self.data.source}:{golden_line[item_id]}: golden item {item_id!r} has no "
+                    f"result for version {version!r}; it counts as failed"
+                )
+            if len(rows) > MAX_LISTED_MISSING:
+                warnings.append(
+                    f"{self.data.source}: {len(rows) - MAX_LISTED_MISSING} more golden items "
+                    f"have no result for version {version!r}; they count as failed"
+                )
+        return tuple(warnings)
+
+    def __repr__(self) -> str:
+        head = f"<Evaluation {self.baseline} -> {self.candidate} of {self.data.source}>"
+        return f"{head}\n{self.report()}"
+
+
+def evaluate(data, baseline: str = "OLD", candidate: str = "NEW") -> Evaluation:
+    """Score every version and decide whether ``candidate`` may replace ``baseline``.
+
+    Parameters
+    ----------
+    data : EvalInput or anything :func:`buddy_eval.load` accepts
+        The input.
+    baseline, candidate : str
+        Version labels to compare (default ``OLD`` and ``NEW``).
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    InputError
+        For an invalid input, or when either label has no result line.
+    """
+    return Evaluation(load(data), baseline, candidate)
+
+
+def report(source, baseline: str = "OLD", candidate: str = "NEW") -> str:
+    """The canonical three-line report for an input, for scripts and CI.
+
+    Parameters
+    ----------
+    source : EvalInput or anything :func:`buddy_eval.load` accepts
+    baseline, candidate : str
+
+    Returns
+    -------
+    str
+        ``BASELINE: ...``, ``CANDIDATE: ...`` and ``RELEASE`` or
+        ``BLOCK: reasons``, joined by newlines, with no trailing newline.
+
+    Examples
+    --------
+    >>> print(report("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...              "OLD q1 L1 N a class\\nNEW q1 L2 N a class\\n"))
+    OLD: correctness 1.00 citation 1.00 refusal n/a violations 0
+    NEW: correctness 1.00 citation 0.00 refusal n/a violations 0
+    BLOCK: citation below threshold; regression in citation
+    """
+    return evaluate(source, baseline, candidate).report()

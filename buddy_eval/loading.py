@@ -1,0 +1,327 @@
+"""Load a release-gate input into DataFrames.
+
+:func:`load` reads the canonical text format (a path, ``-`` for stdin, an
+open file, or the text itself); :func:`from_frames` takes DataFrames the user
+already has (from CSV, JSONL or Parquet). Both return an :class:`EvalInput`
+and both apply the same validation rules.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from .errors import InputError
+from .parsing import THRESHOLD_NAMES, Thresholds, decode, split_sections, threshold_value
+from .validation import build_golden, build_results, split_keywords
+
+__all__ = ["EvalInput", "load", "from_frames"]
+
+MAX_LISTED_WARNINGS = 10
+
+
+@dataclass(frozen=True, eq=False)
+class EvalInput:
+    """A validated release-gate input.
+
+    Attributes
+    ----------
+    thresholds : Thresholds
+        Minimum correctness, citation and refusal rates, as exact fractions.
+    golden : pandas.DataFrame
+        One row per golden item: ``item_id``, ``item_type``,
+        ``required_source``, ``keywords``, ``line``.
+    results : pandas.DataFrame
+        One row per result line, every version label included: ``version``,
+        ``item_id``, ``cited``, ``refused``, ``answer``, ``line``.
+    source : str
+        Where the input came from (a path, ``<stdin>``, ``<text>``, ...).
+    warnings : tuple of str
+        Problems that do not stop the run (results for unknown ids).
+    results_line : int or None
+        Line number of the ``RESULTS`` marker (None for DataFrame input).
+    """
+
+    thresholds: Thresholds
+    golden: pd.DataFrame
+    results: pd.DataFrame
+    source: str = "<input>"
+    warnings: tuple[str, ...] = field(default=())
+    results_line: int | None = None
+
+    @property
+    def versions(self) -> list[str]:
+        """Version labels in order of first appearance in the results."""
+        return list(pd.unique(self.results["version"]))
+
+    @classmethod
+    def from_frames(cls, golden, results, thresholds, *, source: str = "DataFrames"):
+        """Same as :func:`from_frames`."""
+        return from_frames(golden, results, thresholds, source=source)
+
+    def __repr__(self) -> str:
+        t = ", ".join(f"{k}={float(v):g}" for k, v in self.thresholds.as_dict().items())
+        return (
+            f"EvalInput(source={self.source!r}, golden={len(self.golden)} items, "
+            f"results={len(self.results)} lines, versions={self.versions}, thresholds: {t})"
+        )
+
+
+def _unknown_id_warnings(golden: pd.DataFrame, results: pd.DataFrame, source: str, unit: str):
+    unknown = results[~results["item_id"].isin(golden["item_id"])]
+    where = (lambda n: f"{source}, row {n}") if unit == "row" else (lambda n: f"{source}:{n}")
+    warnings = [
+        f"{where(row.line)}: result for id {row.item_id!r} (version {row.version!r}) "
+        "is not in the golden set and is ignored"
+        for row in unknown.head(MAX_LISTED_WARNINGS).itertuples()
+    ]
+    if len(unknown) > MAX_LISTED_WARNINGS:
+        warnings.append(
+            f"{source}: {len(unknown) - MAX_LISTED_WARNINGS} more results for ids not in "
+            "the golden set are ignored"
+        )
+    return tuple(warnings)
+
+
+def _read_source(source) -> tuple[str, str]:
+    """Return ``(text, name)`` for every accepted kind of source."""
+    if isinstance(source, (bytes, bytearray)):
+        return decode(bytes(source), "<bytes>"), "<bytes>"
+    if hasattr(source, "read"):
+        name = str(getattr(source, "name", "<stream>"))
+        data = source.read()
+        if isinstance(data, str):
+            return (data[1:] if data.startswith("\ufeff") else data), name
+        return decode(data, name), name
+    if isinstance(source, str) and source == "-":
+        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+    if isinstance(source, str) and "\n" in source:
+        return (source[1:] if source.startswith("\ufeff") else source), "<text>"
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read input file: {exc.strerror}", source=str(path)) from None
+        return decode(data, str(path)), str(path)
+    raise InputError(
+        f"expected a path, '-', an open file or the input text, got {type(source).__name__}"
+    )
+
+
+def load(source) -> EvalInput:
+    """Read a release-gate input in the canonical text format.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, file or bytes
+        A path; ``"-"`` for standard input; an open text or binary file; or
+        the input text itself (any string holding a newline).
+
+    Returns
+    -------
+    EvalInput
+        Thresholds plus the ``golden`` and ``results`` DataFrames.
+
+    Raises
+    ------
+    InputError
+        For every input error: the message names the file, the line number and
+        what was expected.
+
+    Examples
+    --------
+    >>> data = load("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...             "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
+    >>> data.golden[["item_id", "item_type", "required_source"]]
+      item_id item_type required_source
+    0      q1    ANSWER              L1
+    """
+    if isinstance(source, EvalInput):
+        return source
+    text, name = _read_source(source)
+    raw = split_sections(text, name)
+    golden = build_golden(
+        raw.golden["item_id"],
+        raw.golden["item_type"],
+        raw.golden["required_source"],
+        split_keywords(raw.golden["keyword_field"].combine_chunks()),
+        raw.golden["line"].to_numpy(),
+        source=name,
+    )
+    results = build_results(
+        raw.results["version"],
+        raw.results["item_id"],
+        raw.results["cited"],
+        raw.results["refused_flag"],
+        raw.results["answer"],
+        raw.results["line"].to_numpy(),
+        source=name,
+    )
+    return EvalInput(
+        thresholds=raw.thresholds,
+        golden=golden,
+        results=results,
+        source=name,
+        warnings=_unknown_id_warnings(golden, results, name, "line"),
+        results_line=raw.results_line,
+    )
+
+
+def _require_columns(frame, columns: Sequence[str], what: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=what)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"missing column(s) {', '.join(map(repr, missing))}; expected columns "
+            f"{', '.join(columns)}, got {', '.join(map(str, frame.columns)) or 'none'}",
+            source=what,
+        )
+
+
+def _strings(values: pd.Series, missing: str | None = None) -> pa.Array:
+    """Column values as strings; missing values become ``missing``."""
+    return pa.array([missing if _is_missing(v) else str(v) for v in values.tolist()], pa.string())
+
+
+def _is_missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _keyword_lists(values: pd.Series) -> pa.ListArray:
+    text = []
+    for v in values.tolist():
+        if _is_missing(v):
+            text.append("-")
+        elif isinstance(v, str):
+            text.append(v)
+        else:
+            # A list-like keeps each keyword whole, commas included.
+            text.append(None if not isinstance(v, (list, tuple, np.ndarray)) else list(v))
+    if all(isinstance(t, str) for t in text):
+        return split_keywords(pa.array(text, pa.string()))
+    lists = []
+    for position, t in enumerate(text):
+        if t is None:
+            raise InputError(
+                "keywords must be a list of strings or a comma-separated string, "
+                f"got {values.iloc[position]!r}",
+                source="golden DataFrame",
+                line=position + 1,
+                unit="row",
+            )
+        if isinstance(t, str):
+            lists.append(split_keywords(pa.array([t], pa.string()))[0].as_py())
+        else:
+            lists.append([k.strip(" \t") for k in map(str, t) if k.strip(" \t")])
+    return pa.array(lists, pa.list_(pa.string()))
+
+
+def _refused_flags(values: pd.Series) -> pa.Array:
+    flags = []
+    for v in values.tolist():
+        if isinstance(v, (bool, np.bool_)):
+            flags.append("Y" if v else "N")
+        else:
+            flags.append(None if _is_missing(v) else str(v))
+    return pa.array(flags, pa.string())
+
+
+def _thresholds(thresholds, source: str) -> Thresholds:
+    if isinstance(thresholds, Thresholds):
+        return thresholds
+    if isinstance(thresholds, Mapping):
+        missing = [n for n in THRESHOLD_NAMES if n not in thresholds]
+        if missing:
+            raise InputError(
+                f"thresholds need keys {', '.join(THRESHOLD_NAMES)}, missing {', '.join(missing)}",
+                source=source,
+            )
+        values = [thresholds[n] for n in THRESHOLD_NAMES]
+    elif isinstance(thresholds, Sequence) and not isinstance(thresholds, str):
+        values = list(thresholds)
+        if len(values) != 3:
+            raise InputError(
+                f"expected three thresholds (correctness, citation, refusal), got {len(values)}",
+                source=source,
+            )
+    else:
+        raise InputError(
+            "thresholds must be a Thresholds, a mapping or three numbers, "
+            f"got {type(thresholds).__name__}",
+            source=source,
+        )
+    return Thresholds(
+        *(threshold_value(n, v, source) for n, v in zip(THRESHOLD_NAMES, values, strict=True))
+    )
+
+
+def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> EvalInput:
+    """Build an :class:`EvalInput` from DataFrames, with the same validation as :func:`load`.
+
+    Parameters
+    ----------
+    golden : pandas.DataFrame
+        Columns ``item_id``, ``item_type`` (ANSWER/REFUSE, any case),
+        ``required_source`` (``-`` or missing for REFUSE items) and
+        ``keywords`` (a list of strings, or one comma-separated string;
+        ``-`` or missing for none). Other columns are ignored.
+    results : pandas.DataFrame
+        Columns ``version``, ``item_id``, ``cited`` (``-`` or missing for
+        nothing cited), ``refused`` (bool or ``Y``/``N``) and ``answer``.
+    thresholds : Thresholds, mapping or sequence of three numbers
+        Correctness, citation and refusal thresholds in [0, 1]. Floats are
+        read at their shortest decimal form (``0.6`` is exactly 3/5).
+    source : str
+        A name for the input, used in messages.
+
+    Returns
+    -------
+    EvalInput
+        The same object :func:`load` returns; row numbers (1-based positions)
+        stand in for line numbers. The inputs are not modified.
+
+    Raises
+    ------
+    InputError
+        A missing column, or a value that breaks a rule of the input format;
+        the message names the DataFrame, the row and the value received.
+    """
+    golden_columns = ("item_id", "item_type", "required_source", "keywords")
+    result_columns = ("version", "item_id", "cited", "refused", "answer")
+    _require_columns(golden, golden_columns, "golden DataFrame")
+    _require_columns(results, result_columns, "results DataFrame")
+    golden_frame = build_golden(
+        _strings(golden["item_id"]),
+        _strings(golden["item_type"], ""),
+        _strings(golden["required_source"]),
+        _keyword_lists(golden["keywords"]),
+        np.arange(1, len(golden) + 1),
+        source="golden DataFrame",
+        unit="row",
+    )
+    results_frame = build_results(
+        _strings(results["version"]),
+        _strings(results["item_id"]),
+        _strings(results["cited"], "-"),
+        _refused_flags(results["refused"]),
+        _strings(results["answer"], ""),
+        np.arange(1, len(results) + 1),
+        source="results DataFrame",
+        unit="row",
+    )
+    return EvalInput(
+        thresholds=_thresholds(thresholds, source),
+        golden=golden_frame,
+        results=results_frame,
+        source=source,
+        warnings=_unknown_id_warnings(golden_frame, results_frame, "results DataFrame", "row"),
+    )
