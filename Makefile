@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample_release.txt
 
-.PHONY: run test lint format clean
+.PHONY: run test lint format bench report clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,16 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	touch $@ $(VENV)/.installed-dev $(VENV)/.installed-run
+
+bench: $(VENV)/.installed-bench
+	$(BIN)/python -m benchmarks.run
+
+report: $(VENV)/.installed-dev
+	$(BIN)/buddy-eval notebook $(SAMPLE) -o release_report.html
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

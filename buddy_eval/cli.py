@@ -47,6 +47,13 @@ exit status:
   1  BLOCK
   2  input error (one message on stderr naming the file and line) or usage error
 
+other commands:
+  buddy-eval tasks --golden G.json --run-a A.json --run-b B.json ...
+                       score check-based golden tasks and compare two runs
+  buddy-eval notebook INPUT -o report.html
+                       run the release notebook on INPUT and write an HTML report
+  (a file named "tasks" or "notebook" is read as ./tasks or ./notebook)
+
 examples:
   buddy-eval data/sample_release.txt
   buddy-eval --baseline v1.3 --candidate v1.4 results.txt
@@ -106,6 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["tasks"]:
+            from .tasks.cli import main as tasks_main
+
+            return tasks_main(argv[1:])
+        if argv[:1] == ["notebook"]:
+            from .notebook_report import main as notebook_main
+
+            return notebook_main(argv[1:])
         return _gate(argv)
     except KeyboardInterrupt:
         return 130

@@ -100,6 +100,18 @@ class Evaluation:
                 )
         return tuple(warnings)
 
+    @property
+    def comparison(self) -> pd.DataFrame:
+        """Paired item-level comparison per metric (see :func:`buddy_eval.stats.compare`)."""
+        from .stats import compare
+
+        return compare(self)
+
+    def _repr_html_(self) -> str:
+        from .display import evaluation_html
+
+        return evaluation_html(self)
+
     def __repr__(self) -> str:
         head = f"<Evaluation {self.baseline} -> {self.candidate} of {self.data.source}>"
         return f"{head}\n{self.report()}"
