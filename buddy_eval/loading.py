@@ -197,8 +197,9 @@ def _is_missing(value) -> bool:
 
 
 def _keyword_lists(values: pd.Series) -> pa.ListArray:
+    raw = values.tolist()
     text = []
-    for v in values.tolist():
+    for v in raw:
         if _is_missing(v):
             text.append("-")
         elif isinstance(v, str):
@@ -213,7 +214,7 @@ def _keyword_lists(values: pd.Series) -> pa.ListArray:
         if t is None:
             raise InputError(
                 "keywords must be a list of strings or a comma-separated string, "
-                f"got {values.iloc[position]!r}",
+                f"got {raw[position]!r}",
                 source="golden DataFrame",
                 line=position + 1,
                 unit="row",

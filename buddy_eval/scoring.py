@@ -168,7 +168,8 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray, is_answer: np.ndarray)
     it (pairing, folding, grouping the misses) is done on whole columns.
     """
     n_versions, n_items = row_of.shape
-    keywords = pa.chunked_array([data.golden["keywords"].array._pa_array]).combine_chunks()
+    column = data.golden["keywords"].array.__arrow_array__()
+    keywords = pa.chunked_array(column.chunks, type=_KEYWORDS_DTYPE.pyarrow_dtype).combine_chunks()
     kw_item = pc.list_parent_indices(keywords).to_numpy()
     kw_text = pc.list_flatten(keywords)
     kw_folded = normalize_text(kw_text)

@@ -1,0 +1,388 @@
+"""The loader: every parsing rule and every input error of SPEC section 1."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+from buddy_eval import InputError, Thresholds, from_frames, load
+from buddy_eval.loading import EvalInput
+
+HEAD = "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nq2 REFUSE - -\nRESULTS\n"
+BODY = "OLD q1 L1 N a\nOLD q2 - Y no\nNEW q1 L1 N a\nNEW q2 - Y no\n"
+GOOD = HEAD + BODY
+
+
+def error_of(text: str | bytes) -> InputError:
+    with pytest.raises(InputError) as info:
+        load(text.encode("utf-8") if isinstance(text, str) else text)
+    return info.value
+
+
+# --- what the loader returns -------------------------------------------------
+
+
+def test_golden_frame_contents_and_dtypes():
+    data = load(
+        "THRESHOLDS 0.6 0.6 1.0\nq1 answer L3 class, object ,,\nq2 Refuse X y,z\nRESULTS\n"
+        "OLD q1 L3 n x\nNEW q1 - Y\n"
+    )
+    golden = data.golden
+    assert list(golden.columns) == ["item_id", "item_type", "required_source", "keywords", "line"]
+    assert golden["item_id"].tolist() == ["q1", "q2"]
+    assert golden["item_type"].tolist() == ["ANSWER", "REFUSE"]
+    assert list(golden["item_type"].cat.categories) == ["ANSWER", "REFUSE"]
+    assert golden["required_source"].iloc[0] == "L3"
+    assert pd.isna(golden["required_source"].iloc[1])  # REFUSE: source ignored
+    assert golden["keywords"].tolist() == [["class", "object"], []]  # REFUSE: keywords ignored
+    assert golden["line"].tolist() == [2, 3]
+    assert str(golden["line"].dtype) == "int64"
+
+
+def test_results_frame_contents_and_dtypes():
+    data = load(GOOD.replace("NEW q2 - Y no", "NEW q2 - y   several   spaced  words"))
+    results = data.results
+    assert list(results.columns) == ["version", "item_id", "cited", "refused", "answer", "line"]
+    assert results["version"].tolist() == ["OLD", "OLD", "NEW", "NEW"]
+    assert results["cited"].isna().tolist() == [False, True, False, True]
+    assert results["refused"].tolist() == [False, True, False, True]
+    assert results["refused"].dtype == bool
+    assert results["answer"].iloc[3] == "several   spaced  words"  # the rest of the line as written
+    assert results["line"].tolist() == [5, 6, 7, 8]
+    assert data.thresholds == Thresholds(*(pd.Series([0.5] * 3).map(lambda _: 1 / 2).tolist()))
+    assert data.versions == ["OLD", "NEW"]
+    assert data.results_line == 4
+
+
+def test_thresholds_are_exact_fractions():
+    from fractions import Fraction
+
+    data = load(GOOD.replace("0.5 0.5 0.5", "0.6 .25 1"))
+    assert data.thresholds.as_dict() == {
+        "correctness": Fraction(3, 5),
+        "citation": Fraction(1, 4),
+        "refusal": Fraction(1),
+    }
+
+
+def test_crlf_bom_tabs_blank_lines_and_comments():
+    text = (
+        "\ufeff# head\r\n\r\n\tTHRESHOLDS\t0.5 0.5  0.5 \r\n  # note\r\n"
+        "q1\tANSWER L1\ta\r\nRESULTS\r\nOLD q1 L1 N a\r\n\r\nNEW q1 L1 N a\r\n"
+    )
+    data = load(text.encode("utf-8"))
+    assert data.golden["item_id"].tolist() == ["q1"]
+    assert data.results["answer"].tolist() == ["a", "a"]
+    assert data.results["line"].tolist() == [7, 9]
+
+
+def test_empty_answer_is_allowed():
+    data = load(GOOD.replace("NEW q1 L1 N a", "NEW q1 L1 N"))
+    assert data.results["answer"].iloc[2] == ""
+
+
+def test_keyword_dash_means_none_and_keywords_are_literal():
+    data = load(
+        GOOD.replace("q1 ANSWER L1 a", "q1 ANSWER L1 -").replace(
+            "q2 REFUSE - -", "q3 ANSWER L2 c++,a.b,(x),*\nq2 REFUSE - -"
+        )
+    )
+    assert data.golden["keywords"].tolist() == [[], ["c++", "a.b", "(x)", "*"], []]
+
+
+def test_unknown_result_ids_are_kept_and_warned_about():
+    data = load(GOOD + "NEW q9 L1 N a\n")
+    assert data.results["item_id"].tolist()[-1] == "q9"
+    assert data.warnings == (
+        "<text>:9: result for id 'q9' (version 'NEW') is not in the golden set and is ignored",
+    )
+
+
+def test_other_versions_are_kept():
+    data = load(GOOD + "EXP q1 L1 N a\n")
+    assert data.versions == ["OLD", "NEW", "EXP"]
+
+
+def test_sources_path_text_stream_and_bytes_agree(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text(GOOD, encoding="utf-8")
+    frames = [
+        load(path).results,
+        load(str(path)).results,
+        load(GOOD).results,
+        load(GOOD.encode()).results,
+        load(io.StringIO(GOOD)).results,
+        load(io.BytesIO(GOOD.encode())).results,
+    ]
+    for frame in frames[1:]:
+        pd.testing.assert_frame_equal(frame, frames[0])
+    assert load(path).source == str(path)
+    assert load(GOOD).source == "<text>"
+
+
+def test_load_passes_an_evalinput_through():
+    data = load(GOOD)
+    assert load(data) is data
+    assert isinstance(data, EvalInput)
+    assert "golden=2 items" in repr(data)
+
+
+# --- input errors: one message with the line and what was expected -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("", 1, "empty input: expected a first line 'THRESHOLDS"),
+        ("# only a comment\n\n", 1, "empty input"),
+        (
+            "q1 ANSWER L1 a\nRESULTS\n",
+            1,
+            "expected 'THRESHOLDS <correctness> <citation> <refusal>' "
+            "as the first line, got 'q1 ANSWER L1 a'",
+        ),
+        ("thresholds 0 0 0\nRESULTS\n", 1, "as the first line, got 'thresholds 0 0 0'"),
+        ("THRESHOLDS 0.5 0.5\nRESULTS\n", 1, "with exactly three numbers, got 2"),
+        ("THRESHOLDS 0.5 0.5 0.5 0.5\nRESULTS\n", 1, "with exactly three numbers, got 4"),
+        (
+            "THRESHOLDS 0.5 abc 0.5\nRESULTS\n",
+            1,
+            "citation threshold must be a decimal number in [0, 1], got 'abc'",
+        ),
+        ("THRESHOLDS nan 0 0\nRESULTS\n", 1, "correctness threshold must be a decimal number"),
+        ("THRESHOLDS 0 0 inf\nRESULTS\n", 1, "refusal threshold must be a decimal number"),
+        ("THRESHOLDS 0.6 1.5 1\nRESULTS\n", 1, "citation threshold must lie in [0, 1], got 1.5"),
+        ("THRESHOLDS -0.1 0 0\nRESULTS\n", 1, "correctness threshold must lie in [0, 1], got -0.1"),
+        (
+            "THRESHOLDS 0 0 0\n\nq1 ANSWER L1\nRESULTS\n",
+            3,
+            "expected a golden item '<id> <ANSWER|REFUSE> <requiredSource> <keywords>' "
+            "with at least 4 fields, got 3",
+        ),
+        ("THRESHOLDS 0 0 0\nq1 REFUSE -\nRESULTS\n", 2, "with at least 4 fields, got 3"),
+        ("THRESHOLDS 0 0 0\nq1 ASK L1 a\nRESULTS\n", 2, "TYPE must be ANSWER or REFUSE, got 'ASK'"),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER - a\nRESULTS\n",
+            2,
+            "ANSWER item 'q1' must name its required source, got '-'",
+        ),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nq1 REFUSE - -\nRESULTS\n",
+            3,
+            "duplicate golden id 'q1' (first defined on line 2)",
+        ),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nresults\nOLD q1 L1 N a\n",
+            3,
+            "got 1 (the section marker is 'RESULTS', upper case)",
+        ),
+        ("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\n", 2, "no 'RESULTS' line"),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1\n",
+            4,
+            "expected a result line '<version> <id> <cited> <Y|N> <answer ...>' with at least "
+            "4 fields, got 3",
+        ),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 maybe a\n",
+            4,
+            "refused flag must be Y or N, got 'maybe'",
+        ),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 yes a\n",
+            4,
+            "refused flag must be Y or N, got 'yes'",
+        ),
+        (
+            "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\n# c\nOLD q1 L2 Y b\n",
+            6,
+            "duplicate result for version 'OLD' and id 'q1' (first given on line 4)",
+        ),
+    ],
+)
+def test_input_errors(text, line, message):
+    error = error_of(text)
+    assert error.line == line
+    assert message in error.message
+    assert str(error).startswith(f"<bytes>:{line}: ")
+
+
+def test_the_first_error_in_file_order_wins():
+    text = "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nq1 ASK L1 a\nq2 ANSWER - a\nRESULTS\n"
+    assert error_of(text).line == 3  # the bad TYPE comes before the missing source
+
+
+def test_not_utf8_names_the_line():
+    error = error_of(b"THRESHOLDS 0 0 0\nq1 ANSWER L1 caf\xe9\nRESULTS\n")
+    assert error.line == 2
+    assert "not UTF-8 text: byte 0xe9" in error.message
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read input file"):
+        load(tmp_path / "nope.txt")
+
+
+def test_unsupported_source_type():
+    with pytest.raises(
+        InputError, match="expected a path, '-', an open file or the input text, got int"
+    ):
+        load(42)
+
+
+# --- from_frames: the same object from DataFrames ---------------------------------
+
+
+def frames():
+    golden = pd.DataFrame(
+        {
+            "item_id": ["q1", "q2"],
+            "item_type": ["answer", "REFUSE"],
+            "required_source": ["L1", None],
+            "keywords": [["a", " b "], None],
+        }
+    )
+    results = pd.DataFrame(
+        {
+            "version": ["OLD", "OLD", "NEW", "NEW"],
+            "item_id": ["q1", "q2", "q1", "q2"],
+            "cited": ["L1", None, "-", float("nan")],
+            "refused": [False, True, "n", "Y"],
+            "answer": ["a b", "no", None, "no"],
+        }
+    )
+    return golden, results
+
+
+def test_from_frames_builds_the_same_frames_as_text():
+    golden, results = frames()
+    before = (golden.copy(deep=True), results.copy(deep=True))
+    data = from_frames(golden, results, (0.5, 0.5, 0.5))
+    text = load(
+        "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a,b\nq2 REFUSE - -\nRESULTS\n"
+        "OLD q1 L1 N a b\nOLD q2 - Y no\nNEW q1 - N\nNEW q2 - Y no\n"
+    )
+    pd.testing.assert_frame_equal(
+        data.golden.drop(columns="line"), text.golden.drop(columns="line")
+    )
+    pd.testing.assert_frame_equal(
+        data.results.drop(columns="line"), text.results.drop(columns="line")
+    )
+    assert data.thresholds == text.thresholds
+    pd.testing.assert_frame_equal(golden, before[0])  # inputs never mutated
+    pd.testing.assert_frame_equal(results, before[1])
+
+
+def test_from_frames_round_trips_loaded_frames():
+    data = load(GOOD)
+    again = from_frames(data.golden, data.results, data.thresholds)
+    pd.testing.assert_frame_equal(
+        again.golden.drop(columns="line"), data.golden.drop(columns="line")
+    )
+    pd.testing.assert_frame_equal(
+        again.results.drop(columns="line"), data.results.drop(columns="line")
+    )
+
+
+def test_from_frames_reads_float_thresholds_at_their_decimal_value():
+    from fractions import Fraction
+
+    golden, results = frames()
+    data = from_frames(golden, results, {"correctness": 0.6, "citation": 0.1, "refusal": 1})
+    assert data.thresholds.correctness == Fraction(3, 5)
+    assert data.thresholds.citation == Fraction(1, 10)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda g, r: g.drop(columns="keywords"),
+            "golden DataFrame: missing column(s) 'keywords'; expected columns item_id, item_type, "
+            "required_source, keywords",
+        ),
+        (
+            lambda g, r: g.assign(item_type=["answer", "ask"]),
+            "golden DataFrame, row 2: TYPE must be ANSWER or REFUSE, got 'ask'",
+        ),
+        (
+            lambda g, r: g.assign(required_source=[None, None]),
+            "golden DataFrame, row 1: ANSWER item 'q1' must name its required source, got '-'",
+        ),
+        (
+            lambda g, r: g.assign(item_id=["q1", "q1"]),
+            "golden DataFrame, row 2: duplicate golden id 'q1' (first defined on row 1)",
+        ),
+        (
+            lambda g, r: g.assign(keywords=[{"a"}, None]),
+            "golden DataFrame, row 1: keywords must be a list of strings or a comma-separated "
+            "string, got {'a'}",
+        ),
+    ],
+)
+def test_from_frames_golden_errors(change, message):
+    golden, results = frames()
+    with pytest.raises(InputError) as info:
+        from_frames(change(golden, results), results, (0, 0, 0))
+    assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda r: r.drop(columns=["refused", "answer"]),
+            "results DataFrame: missing column(s) 'refused', 'answer'",
+        ),
+        (
+            lambda r: r.assign(refused=[False, True, "maybe", True]),
+            "results DataFrame, row 3: refused flag must be Y or N, got 'maybe'",
+        ),
+        (
+            lambda r: r.assign(refused=[False, True, None, True]),
+            "results DataFrame, row 3: refused flag must be Y or N, got None",
+        ),
+        (
+            lambda r: r.assign(item_id=["q1", "q2", "q1", "q1"]),
+            "results DataFrame, row 4: duplicate result for version 'NEW' and id 'q1' "
+            "(first given on row 3)",
+        ),
+        (
+            lambda r: r.assign(version=["OLD", None, "NEW", "NEW"]),
+            "results DataFrame, row 2: expected a version label, got nothing",
+        ),
+    ],
+)
+def test_from_frames_results_errors(change, message):
+    golden, results = frames()
+    with pytest.raises(InputError) as info:
+        from_frames(golden, change(results), (0, 0, 0))
+    assert str(info.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "message"),
+    [
+        ((0.5, 0.5), "expected three thresholds (correctness, citation, refusal), got 2"),
+        (
+            {"correctness": 0.5},
+            "thresholds need keys correctness, citation, refusal, missing citation, refusal",
+        ),
+        ((0.5, 1.2, 0.5), "citation threshold must lie in [0, 1], got 1.2"),
+        ((float("nan"), 0, 0), "correctness threshold must be a decimal number in [0, 1], got nan"),
+        ((True, 0, 0), "correctness threshold must be a decimal number in [0, 1], got True"),
+        ("0.5 0.5 0.5", "thresholds must be a Thresholds, a mapping or three numbers, got str"),
+    ],
+)
+def test_from_frames_threshold_errors(thresholds, message):
+    golden, results = frames()
+    with pytest.raises(InputError) as info:
+        from_frames(golden, results, thresholds)
+    assert str(info.value) == f"DataFrames: {message}"
+
+
+def test_from_frames_rejects_non_dataframes():
+    with pytest.raises(InputError, match="golden DataFrame: expected a pandas DataFrame, got list"):
+        from_frames([], pd.DataFrame(), (0, 0, 0))

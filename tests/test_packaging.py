@@ -1,0 +1,63 @@
+"""pyproject.toml and environment.yml list the same dependencies; the API is what README says."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import buddy_eval
+from tests.conftest import ROOT
+
+REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*$")
+
+
+def _split(requirement: str) -> tuple[str, str]:
+    name, spec = REQUIREMENT.match(requirement).groups()
+    return name.lower().replace("_", "-"), spec.replace(" ", "")
+
+
+def pyproject_requirements() -> dict[str, str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    wanted = project["dependencies"] + extras["notebook"] + extras["dev"]
+    return dict(_split(r) for r in wanted if not r.startswith("buddy-eval"))
+
+
+def environment_requirements() -> dict[str, str]:
+    deps = {}
+    in_deps = False
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        if line.startswith("dependencies:"):
+            in_deps = True
+            continue
+        if in_deps and re.match(r"^  - [A-Za-z]", line):
+            name, spec = _split(line[4:])
+            if name not in ("python", "pip"):
+                deps[name] = spec
+    return deps
+
+
+def test_environment_yml_agrees_with_pyproject():
+    assert environment_requirements() == pyproject_requirements()
+
+
+def test_environment_yml_python_matches_requires_python():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert f"  - python{project['requires-python']}" in (ROOT / "environment.yml").read_text()
+
+
+def test_public_api():
+    for name in (
+        "load",
+        "from_frames",
+        "evaluate",
+        "report",
+        "Evaluation",
+        "EvalInput",
+        "Decision",
+        "Thresholds",
+        "InputError",
+        "BuddyEvalError",
+    ):
+        assert name in buddy_eval.__all__
+        assert getattr(buddy_eval, name) is not None
