@@ -57,6 +57,8 @@ other commands:
 examples:
   buddy-eval data/sample_release.txt
   buddy-eval --baseline v1.3 --candidate v1.4 results.txt
+  buddy-eval --details data/sample_release.txt
+  buddy-eval --format json data/sample_release.txt > report.json
   cat results.txt | buddy-eval -
 """
 
@@ -75,7 +77,39 @@ def _gate_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
     )
+    parser.add_argument(
+        "--details",
+        action="store_true",
+        help="after the three lines, print a blank line and the paired comparison: item "
+        "changes, Wilson and Newcombe 95%% intervals, exact McNemar p-values, readiness, "
+        "sample-size hints and the violation upper bound",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): the three lines; json: one JSON object with the figures, the "
+        "decision and the full comparison instead (--details is then implied)",
+    )
+    parser.add_argument(
+        "--min-paired",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="paired items a metric needs before a p-value and a difference interval are "
+        "computed (default: 20)",
+    )
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def _write(stream, text: str) -> None:
@@ -101,6 +135,15 @@ def _gate(argv: list[str]) -> int:
     try:
         evaluation = evaluate(args.input, args.baseline, args.candidate)
         text = evaluation.report()
+        # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
+        if args.format == "json":
+            from .json_report import dumps, json_report
+
+            text = dumps(json_report(evaluation, min_paired=args.min_paired))
+        elif args.details:
+            from .details import details
+
+            text += "\n\n" + details(evaluation, min_paired=args.min_paired)
     except InputError as exc:
         return _error(str(exc))
     if evaluation.warnings:
