@@ -1,0 +1,391 @@
+"""Compare run A with run B over the golden tasks.
+
+Pairs are golden tasks with a record in both runs. A pair enters the paired
+statistics only when both tasks have a score (at least one measured check);
+pairs where either side has no score are listed apart, never counted as 0.
+Deltas are B minus A, computed exactly from the integer counts.
+
+Below :data:`MIN_PAIRED_N` scored pairs the comparison is not ready for a
+decision and no significance figure is computed at all. From
+:data:`MIN_PAIRED_N` on: a two-sided Wilcoxon signed-rank test on the
+per-task score deltas (``scipy.stats.wilcoxon`` with its defaults, so zero
+deltas are dropped; when every delta is zero there is no difference to test
+and the p-value is 1.0) and an exact McNemar test on ``all_pass`` (a two-sided
+binomial test, ``scipy.stats.binomtest``, on the discordant pairs; 1.0 when
+there are none). scipy is imported only then.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .checks import evaluate_checks
+from .loading import load_golden, load_run
+from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+from .validation import GoldenSet, RunRecords, check_labels
+
+__all__ = [
+    "MIN_PAIRED_N",
+    "CHANGES",
+    "PairedSummary",
+    "TaskComparison",
+    "compare_runs",
+    "pair_tasks",
+    "summarize_pairs",
+    "wilcoxon_p_value",
+    "mcnemar_p_value",
+]
+
+MIN_PAIRED_N = 20
+CHANGES = ("win", "tie", "loss")
+MAX_LISTED_WARNINGS = 10
+
+
+@dataclass(frozen=True)
+class PairedSummary:
+    """Paired statistics of B against A over golden tasks scored in both runs.
+
+    Attributes
+    ----------
+    n : int
+        Scored pairs: the n of every figure below and of the readiness rule.
+    present_n : int
+        Golden tasks with a record in both runs (scored or not).
+    unscored_ids : tuple of str
+        Golden tasks in both runs left out because a side has no score.
+    mean_delta : Fraction or None
+        Mean of B minus A per-task scores, exact; None when n is 0.
+    wins, ties, losses : int
+        Pairs where B scored higher than, the same as, lower than A.
+    fully_measured_n : int
+        Pairs fully measured in both runs (no unknown check on either side).
+    all_pass_a_only, all_pass_b_only, all_pass_both, all_pass_neither : int
+        The 2 x 2 table of ``all_pass``; the first two are McNemar's
+        discordant pairs.
+    ready_for_decision : bool
+        ``n >= MIN_PAIRED_N``.
+    p_value, mcnemar_p_value : float or None
+        Wilcoxon signed-rank and exact McNemar p-values; None when not ready.
+    """
+
+    n: int
+    present_n: int
+    unscored_ids: tuple[str, ...]
+    mean_delta: Fraction | None
+    wins: int
+    ties: int
+    losses: int
+    fully_measured_n: int
+    all_pass_a_only: int
+    all_pass_b_only: int
+    all_pass_both: int
+    all_pass_neither: int
+    ready_for_decision: bool
+    p_value: float | None
+    mcnemar_p_value: float | None
+    min_n: int = MIN_PAIRED_N
+
+
+def pair_tasks(
+    scores: pd.DataFrame, label_a: str, label_b: str, golden_ids: list[str] | None = None
+) -> pd.DataFrame:
+    """Pair the per-task scores of two runs over golden tasks present in both.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`buddy_eval.tasks.scoring.score_tasks` holding both runs.
+    label_a, label_b : str
+        The runs compared; deltas are B minus A.
+    golden_ids : list of str, optional
+        Golden order for the rows. Default: order of run A's records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per golden task with a record in both runs:
+
+        - ``golden_id`` (str), ``task_id_a``, ``task_id_b`` (str).
+        - ``passed_a``, ``measured_a``, ``passed_b``, ``measured_b`` (int64).
+        - ``score_a``, ``score_b`` (Float64): NA when that side has no score.
+        - ``both_scored`` (bool): both sides have a score.
+        - ``delta`` (Float64): score_b - score_a, from the exact fractions;
+          NA unless both_scored.
+        - ``change`` (category ``win``/``tie``/``loss``): B higher, equal,
+          lower; NA unless both_scored.
+        - ``all_pass_a``, ``all_pass_b`` (boolean): NA when unscored.
+        - ``fully_measured_a``, ``fully_measured_b`` (bool).
+    """
+    cols = ["golden_id", "task_id", "passed", "measured", "score", "all_pass", "fully_measured"]
+    a = scores.loc[scores["run"] == label_a, cols]
+    b = scores.loc[scores["run"] == label_b, cols]
+    pairs = a.merge(b, on="golden_id", how="inner", suffixes=("_a", "_b"), validate="one_to_one")
+    if golden_ids is not None:
+        order = pd.Index(golden_ids).get_indexer(pairs["golden_id"])
+        pairs = pairs.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+    pa_, ma = pairs["passed_a"].to_numpy(np.int64), pairs["measured_a"].to_numpy(np.int64)
+    pb, mb = pairs["passed_b"].to_numpy(np.int64), pairs["measured_b"].to_numpy(np.int64)
+    both = (ma > 0) & (mb > 0)
+    num = pb * ma - pa_ * mb
+    den = np.where(both, ma * mb, 1)
+    delta = pd.array(num / den, dtype="Float64")
+    delta[~both] = pd.NA
+    change = np.where(num > 0, 0, np.where(num == 0, 1, 2))
+    pairs["both_scored"] = both
+    pairs["delta"] = delta
+    pairs["change"] = pd.Categorical.from_codes(np.where(both, change, -1), categories=CHANGES)
+    return pairs[
+        [
+            "golden_id",
+            "task_id_a",
+            "task_id_b",
+            "passed_a",
+            "measured_a",
+            "passed_b",
+            "measured_b",
+            "score_a",
+            "score_b",
+            "both_scored",
+            "delta",
+            "change",
+            "all_pass_a",
+            "all_pass_b",
+            "fully_measured_a",
+            "fully_measured_b",
+        ]
+    ]
+
+
+def wilcoxon_p_value(deltas) -> float:
+    """Two-sided Wilcoxon signed-rank p-value of paired deltas (scipy's defaults).
+
+    Zero deltas are dropped (``zero_method="wilcox"``); when every delta is
+    zero there is no difference to test and the p-value is 1.0.
+    """
+    from scipy.stats import wilcoxon
+
+    deltas = np.asarray(deltas, dtype=float)
+    if not np.any(deltas != 0):
+        return 1.0
+    return float(wilcoxon(deltas).pvalue)
+
+
+def mcnemar_p_value(a_only: int, b_only: int) -> float:
+    """Exact two-sided McNemar p-value from the discordant pair counts; 1.0 when none."""
+    from scipy.stats import binomtest
+
+    if a_only + b_only == 0:
+        return 1.0
+    return float(binomtest(b_only, a_only + b_only, 0.5).pvalue)
+
+
+def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED_N) -> PairedSummary:
+    """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
+    scored = pairs[pairs["both_scored"]]
+    n = len(scored)
+    num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
+    mean_delta = exact_mean(num, scored["measured_a"] * scored["measured_b"])
+    a_pass = scored["all_pass_a"].fillna(False).to_numpy(dtype=bool)
+    b_pass = scored["all_pass_b"].fillna(False).to_numpy(dtype=bool)
+    a_only, b_only = int(np.sum(a_pass & ~b_pass)), int(np.sum(b_pass & ~a_pass))
+    ready = n >= min_n
+    change = scored["change"].value_counts()
+    return PairedSummary(
+        n=n,
+        present_n=len(pairs),
+        unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
+        mean_delta=mean_delta,
+        wins=int(change.get("win", 0)),
+        ties=int(change.get("tie", 0)),
+        losses=int(change.get("loss", 0)),
+        fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
+        all_pass_a_only=a_only,
+        all_pass_b_only=b_only,
+        all_pass_both=int(np.sum(a_pass & b_pass)),
+        all_pass_neither=int(np.sum(~a_pass & ~b_pass)),
+        ready_for_decision=ready,
+        p_value=wilcoxon_p_value(scored["delta"].to_numpy(dtype=float)) if ready else None,
+        mcnemar_p_value=mcnemar_p_value(a_only, b_only) if ready else None,
+        min_n=min_n,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TaskComparison:
+    """Run A and run B scored against the golden tasks. Build it with :func:`compare_runs`.
+
+    Attributes
+    ----------
+    golden : GoldenSet
+    runs : tuple of RunRecords
+        Run A and run B.
+    records : pandas.DataFrame
+        Both runs' records (columns of :class:`RunRecords`, ``run`` a category
+        of the two labels) plus ``matched`` (bool): the golden_id is known.
+    outcomes : pandas.DataFrame
+        Every check of every matched record
+        (:func:`~buddy_eval.tasks.checks.evaluate_checks`).
+    scores : pandas.DataFrame
+        Per (run, task) scores (:func:`~buddy_eval.tasks.scoring.score_tasks`).
+    summary : pandas.DataFrame
+        Per-run statistics (:func:`~buddy_eval.tasks.scoring.summarize_runs`).
+    unknowns : pandas.DataFrame
+        Checks and unknowns per (run, check type)
+        (:func:`~buddy_eval.tasks.scoring.count_unknowns`).
+    pairs : pandas.DataFrame
+        Golden tasks in both runs (:func:`pair_tasks`).
+    paired : PairedSummary
+    unpaired : pandas.DataFrame
+        Golden tasks with a record in one run only: ``run`` (category),
+        ``golden_id`` (str), ``task_id`` (str); golden order.
+    missing : pandas.DataFrame
+        Golden tasks with a record in neither run: ``golden_id`` (str),
+        ``tier`` (str); golden order.
+    unmatched : pandas.DataFrame
+        Records excluded because their golden_id is not a golden task: ``run``
+        (category), ``task_id``, ``golden_id`` (str), ``position`` (int64).
+    warnings : tuple of str
+    """
+
+    golden: GoldenSet
+    runs: tuple[RunRecords, RunRecords]
+    records: pd.DataFrame
+    outcomes: pd.DataFrame
+    scores: pd.DataFrame
+    summary: pd.DataFrame
+    unknowns: pd.DataFrame
+    pairs: pd.DataFrame
+    paired: PairedSummary
+    unpaired: pd.DataFrame
+    missing: pd.DataFrame
+    unmatched: pd.DataFrame
+    warnings: tuple[str, ...]
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        """The labels of run A and run B."""
+        return self.runs[0].label, self.runs[1].label
+
+    def report(self) -> str:
+        """The readable comparison the command line prints (no trailing newline)."""
+        from .report import format_comparison
+
+        return format_comparison(self)
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``buddy-eval tasks --json`` as Python values."""
+        from .report import comparison_to_dict
+
+        return comparison_to_dict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        a, b = self.labels
+        return f"<TaskComparison {a} -> {b} over {self.golden.source}>\n{self.report()}"
+
+
+def _check_disjoint(a: RunRecords, b: RunRecords) -> None:
+    first = dict(zip(a.records["task_id"], a.records["position"], strict=True))
+    shared = b.records[b.records["task_id"].isin(first)]
+    if len(shared):
+        row = shared.iloc[0]
+        raise InputError(
+            f"record #{row['position']} (task_id {row['task_id']!r}): duplicate task_id, also "
+            f"in run {a.label!r} ({a.source}, record #{first[row['task_id']]}); a task record "
+            "belongs to one run",
+            source=b.source,
+        )
+
+
+def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunRecords]):
+    warnings = []
+    for run in runs:
+        rows = unmatched[unmatched["run"] == run.label]
+        for row in rows.head(MAX_LISTED_WARNINGS).itertuples():
+            warnings.append(
+                f"{run.source}: record #{row.position} (task_id {row.task_id!r}): golden_id "
+                f"{row.golden_id!r} is not in the golden set; the record is excluded"
+            )
+        if len(rows) > MAX_LISTED_WARNINGS:
+            warnings.append(
+                f"{run.source}: {len(rows) - MAX_LISTED_WARNINGS} more records with a golden_id "
+                "not in the golden set are excluded"
+            )
+    return tuple(warnings)
+
+
+def compare_runs(
+    golden, run_a, run_b, label_a: str = "A", label_b: str = "B", *, min_n: int = MIN_PAIRED_N
+) -> TaskComparison:
+    """Score two runs' records against golden tasks and compare them.
+
+    Parameters
+    ----------
+    golden : path, list of dict or GoldenSet
+        Golden tasks (see :func:`~buddy_eval.tasks.loading.load_golden`).
+    run_a, run_b : path, list of dict or RunRecords
+        The two runs' records (see :func:`~buddy_eval.tasks.loading.load_run`).
+    label_a, label_b : str
+        Distinct, non-empty labels; deltas are B minus A.
+    min_n : int
+        Scored pairs needed before the comparison is ready for a decision and
+        a p-value is computed (default 20).
+
+    Returns
+    -------
+    TaskComparison
+        Every table and figure of the comparison; the inputs are not modified.
+
+    Raises
+    ------
+    InputError
+        Any input error of the loaders, equal or empty labels, or a task_id
+        present in both runs.
+    """
+    check_labels([label_a, label_b])
+    golden = load_golden(golden)
+    a, b = load_run(run_a, label_a), load_run(run_b, label_b)
+    _check_disjoint(a, b)
+    labels = [label_a, label_b]
+    records = pd.concat([a.records, b.records], ignore_index=True)
+    records["run"] = pd.Categorical(records["run"].astype(str), categories=labels)
+    records["matched"] = records["golden_id"].isin(golden.tasks["golden_id"]).to_numpy(dtype=bool)
+
+    outcomes = evaluate_checks(golden.checks, records[records["matched"]])
+    scores = score_tasks(outcomes)
+    scores["run"] = pd.Categorical(scores["run"].astype(str), categories=labels)
+    pairs = pair_tasks(scores, label_a, label_b, golden.ids)
+
+    present = {label: set(scores.loc[scores["run"] == label, "golden_id"]) for label in labels}
+    in_both = present[label_a] & present[label_b]
+    unpaired = scores[~scores["golden_id"].isin(in_both)][["run", "golden_id", "task_id"]]
+    order = pd.Index(golden.ids).get_indexer(unpaired["golden_id"])
+    unpaired = unpaired.iloc[np.lexsort((order, unpaired["run"].cat.codes))]
+    anywhere = present[label_a] | present[label_b]
+    missing = golden.tasks.loc[~golden.tasks["golden_id"].isin(anywhere), ["golden_id", "tier"]]
+    unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
+
+    return TaskComparison(
+        golden=golden,
+        runs=(a, b),
+        records=records,
+        outcomes=outcomes,
+        scores=scores,
+        summary=summarize_runs(scores, labels),
+        unknowns=count_unknowns(outcomes, labels),
+        pairs=pairs,
+        paired=summarize_pairs(pairs, min_n),
+        unpaired=unpaired.reset_index(drop=True),
+        missing=missing.reset_index(drop=True),
+        unmatched=unmatched.reset_index(drop=True),
+        warnings=_unmatched_warnings(unmatched, (a, b)),
+    )

@@ -1,0 +1,90 @@
+"""Read JSON input files, strictly, into plain Python values.
+
+Input files are JSON only: they are parsed, never executed or unpickled.
+Numbers with a fraction or an exponent are read as :class:`decimal.Decimal`,
+so ``0.02`` stays exactly two cents; ``NaN`` and ``Infinity`` (which Python's
+``json`` would accept) become :class:`NonFinite` markers that validation
+rejects with the task and field named; an object that repeats a key keeps the
+repeated names in :attr:`JSONObject.duplicate_keys` for the same reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from decimal import Decimal
+from pathlib import Path
+
+from ..errors import InputError
+from ..parsing import decode
+
+__all__ = ["JSONObject", "NonFinite", "parse_json", "read_json"]
+
+
+class JSONObject(dict):
+    """A JSON object; ``duplicate_keys`` lists keys the file gave twice or more."""
+
+    duplicate_keys: tuple[str, ...] = ()
+
+
+class NonFinite:
+    """``NaN``, ``Infinity`` or ``-Infinity`` as written in the file: never a valid value."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _object(pairs: list[tuple[str, object]]) -> JSONObject:
+    obj = JSONObject(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        obj.duplicate_keys = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+    return obj
+
+
+def parse_json(text: str, source: str):
+    """Parse JSON text; floats as :class:`~decimal.Decimal`.
+
+    Raises
+    ------
+    InputError
+        The text is not JSON: the message names ``source``, the line and the
+        column.
+    """
+    try:
+        return json.loads(
+            text, parse_float=Decimal, parse_constant=NonFinite, object_pairs_hook=_object
+        )
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno
+        ) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", source=source) from None
+
+
+def read_json(path: str | os.PathLike) -> tuple[object, str]:
+    """Read a UTF-8 JSON file (a leading byte-order mark is dropped).
+
+    Returns
+    -------
+    tuple
+        ``(value, name)``: the parsed value and the path as given, for messages.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not UTF-8, or is not JSON; the message
+        names the file and, when known, the line.
+    """
+    name = os.fspath(path)
+    try:
+        data = Path(name).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read input file: {exc.strerror}", source=name) from None
+    return parse_json(decode(data, name), name), name
