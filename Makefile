@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample_release.txt
 
-.PHONY: run test lint format bench report clean
+.PHONY: run test lint format bench report notebooks docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,18 @@ bench: $(VENV)/.installed-bench
 
 report: $(VENV)/.installed-dev
 	$(BIN)/buddy-eval notebook $(SAMPLE) -o release_report.html
+
+# Re-execute every committed notebook in place (their outputs are what nbval checks).
+# No timing metadata: a re-run with the same environment and data changes nothing.
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+notebooks: $(VENV)/.installed-dev
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+		--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.record_timing=False \
+		$(NOTEBOOKS)
+
+# The README's charts, drawn from the sample data.
+docs: $(VENV)/.installed-dev
+	$(BIN)/python docs/make_figures.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

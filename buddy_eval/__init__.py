@@ -11,11 +11,24 @@ decide whether the candidate may be released::
     BLOCK: refusal below threshold; integrity violations; regression in refusal
 """
 
+from importlib import import_module
+
 from .decision import Decision
 from .errors import BuddyEvalError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .loading import EvalInput, from_frames, load
 from .parsing import Thresholds
+
+# Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
+# gate never import matplotlib: name -> submodule that defines it.
+_LAZY = {
+    "plot_metrics": "plotting",
+    "plot_item_grid": "plotting",
+    "plot_changes": "plotting",
+    "plot_diff_intervals": "plotting",
+    "flipped_items": "display",
+    "metrics_table": "display",
+}
 
 __all__ = [
     "BuddyEvalError",
@@ -25,9 +38,28 @@ __all__ = [
     "InputError",
     "Thresholds",
     "evaluate",
+    "flipped_items",
     "from_frames",
     "load",
+    "metrics_table",
+    "plot_changes",
+    "plot_diff_intervals",
+    "plot_item_grid",
+    "plot_metrics",
     "report",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"

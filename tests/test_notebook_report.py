@@ -1,0 +1,249 @@
+"""``buddy-eval notebook INPUT -o report.html`` and the committed notebooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from buddy_eval import notebook_report
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+EXAMPLE_VERDICT = "BLOCK: refusal below threshold; integrity violations; regression in refusal"
+
+SCRIPT_INPUT = """\
+THRESHOLDS 0.5 0.5 0.5
+q1 ANSWER L1 class
+q2 REFUSE - -
+RESULTS
+v1 q1 L1 N a class is a blueprint
+v1 q2 - Y no
+v2 q1 L1 N <script>alert("pwned")</script>
+v2 q2 - Y no
+"""
+
+BROKEN_NOTEBOOK = {
+    "cells": [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "parameters",
+            "metadata": {"tags": ["parameters"]},
+            "outputs": [],
+            "source": 'input_path = ""\nbaseline = "OLD"\ncandidate = "NEW"',
+        },
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "boom",
+            "metadata": {},
+            "outputs": [],
+            "source": 'raise RuntimeError("the notebook broke\\non two lines")',
+        },
+    ],
+    "metadata": {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    },
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def run_notebook_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "buddy_eval", "notebook", *map(str, args)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+def assert_one_line_error(proc, *fragments):
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("buddy-eval: error: ")
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+# --- the report -------------------------------------------------------------------------
+
+
+def test_report_on_the_example_holds_its_verdict(tmp_path):
+    out = tmp_path / "tmp" / "r.html"
+    out.parent.mkdir()
+    proc = run_notebook_cli("data/example.txt", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{out}: {EXAMPLE_VERDICT}\n"
+    html = out.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>")
+    assert EXAMPLE_VERDICT in html
+    assert "OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0" in html
+    assert "NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1" in html
+    assert "input: data/example.txt" in html  # the path as given, run from the current dir
+    assert html.count("data:image/png;base64") >= 3  # the charts
+    assert 'class="nn">buddy_eval' not in html  # code cells hidden by default
+    assert leftovers(out.parent) == []
+
+
+def test_report_escapes_answers_and_takes_labels(tmp_path):
+    source = tmp_path / "script.txt"
+    source.write_text(SCRIPT_INPUT, encoding="utf-8")
+    out = tmp_path / "r.html"
+    proc = run_notebook_cli(
+        source, "-o", out, "--baseline", "v1", "--candidate", "v2", "--with-code"
+    )
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "BLOCK: correctness below threshold; regression in correctness" in html
+    assert "v2: correctness 0.00 citation 1.00 refusal 1.00 violations 0" in html
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert(" in html
+    assert 'class="nn">buddy_eval' in html  # --with-code keeps the (highlighted) code
+
+
+def test_bad_input_is_one_line_error_and_no_report(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("THRESHOLDS 0.5 0.5\nRESULTS\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    proc = run_notebook_cli(bad, "-o", out)
+    assert_one_line_error(proc, f"{bad}:1:")
+    assert not out.exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_bad_input_leaves_an_existing_report_untouched(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 X a\n")
+    out = tmp_path / "r.html"
+    out.write_text("the previous report", encoding="utf-8")
+    proc = run_notebook_cli(bad, "-o", out)
+    assert_one_line_error(proc, f"{bad}:4:")
+    assert out.read_text(encoding="utf-8") == "the previous report"
+
+
+def test_unknown_label_is_an_input_error(tmp_path):
+    proc = run_notebook_cli("data/example.txt", "-o", tmp_path / "r.html", "--candidate", "NOPE")
+    assert_one_line_error(proc, "'NOPE'")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_failed_notebook_run_leaves_an_existing_report_untouched(tmp_path):
+    notebook = tmp_path / "broken.ipynb"
+    notebook.write_text(json.dumps(BROKEN_NOTEBOOK), encoding="utf-8")
+    out = tmp_path / "r.html"
+    out.write_text("the previous report", encoding="utf-8")
+    proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", notebook)
+    assert_one_line_error(proc, "RuntimeError: the notebook broke on two lines")
+    assert out.read_text(encoding="utf-8") == "the previous report"
+    assert leftovers(tmp_path) == []
+
+
+def test_missing_notebook_is_a_clear_error(tmp_path):
+    out = tmp_path / "r.html"
+    proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", tmp_path / "no.ipynb")
+    assert_one_line_error(proc, "release notebook not found", "--notebook")
+    assert not out.exists()
+
+
+def test_output_in_a_missing_directory_is_an_error(tmp_path):
+    proc = run_notebook_cli("data/example.txt", "-o", tmp_path / "nowhere" / "r.html")
+    assert_one_line_error(proc, "no directory")
+
+
+def test_report_never_overwrites_its_input(tmp_path):
+    source = tmp_path / "in.txt"
+    source.write_text(SCRIPT_INPUT, encoding="utf-8")
+    proc = run_notebook_cli(source, "-o", source, "--baseline", "v1", "--candidate", "v2")
+    assert_one_line_error(proc, "is the input file")
+    assert source.read_text(encoding="utf-8") == SCRIPT_INPUT
+
+
+def test_standard_input_is_refused(tmp_path):
+    proc = run_notebook_cli("-", "-o", tmp_path / "r.html")
+    assert_one_line_error(proc, "standard input")
+
+
+def test_the_release_notebook_is_found_in_the_checkout():
+    assert notebook_report.default_notebook() == ROOT / "notebooks" / "release_evaluation.ipynb"
+    assert notebook_report.default_notebook().is_file()
+
+
+# --- atomic writing ---------------------------------------------------------------------
+
+
+def test_write_atomic_replaces_and_keeps_the_mode(tmp_path):
+    out = tmp_path / "r.html"
+    out.write_text("old")
+    out.chmod(0o640)
+    notebook_report.write_atomic(out, "new <p>")
+    assert out.read_text(encoding="utf-8") == "new <p>"
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert leftovers(tmp_path) == []
+
+
+def test_write_atomic_new_file_is_readable(tmp_path):
+    out = tmp_path / "r.html"
+    notebook_report.write_atomic(out, "x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_write_atomic_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    out = tmp_path / "r.html"
+    out.write_text("old")
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(notebook_report.os, "replace", fail)
+    with pytest.raises(OSError):
+        notebook_report.write_atomic(out, "new")
+    assert out.read_text() == "old"
+    assert leftovers(tmp_path) == []
+
+
+# --- the committed notebooks ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_notebooks_are_executed_and_deterministic(path):
+    """Every notebook under notebooks/ (`make notebooks` re-executes them this way)."""
+    text = path.read_text(encoding="utf-8")
+    nb = json.loads(text)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert all(c["execution_count"] is not None for c in code), "run `make notebooks`"
+    assert not any(c["metadata"].get("execution") for c in code), "timing metadata"
+    assert not any(c["metadata"].get("papermill") for c in code)
+    assert str(ROOT) not in text and "/home/" not in text and "/tmp/" not in text
+    for cell in code:
+        for output in cell["outputs"]:
+            assert output["output_type"] != "error"
+            assert not (output["output_type"] == "stream" and output["name"] == "stderr")
+            plain = "".join(output.get("data", {}).get("text/plain", output.get("text", "")))
+            assert " at 0x" not in plain
+
+
+@pytest.mark.parametrize("name", ["release_evaluation.ipynb", "explore_items.ipynb"])
+def test_notebook_starts_with_a_papermill_parameters_cell(name):
+    nb = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
+    first = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    assert first["metadata"].get("tags") == ["parameters"]
+    source = "".join(first["source"])
+    assert 'input_path = "../data/sample_release.txt"' in source
+    assert 'baseline = "OLD"' in source and 'candidate = "NEW"' in source
