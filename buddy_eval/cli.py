@@ -12,7 +12,7 @@ import sys
 
 from .errors import InputError
 
-__all__ = ["main", "EXIT_RELEASE", "EXIT_BLOCK", "EXIT_INPUT_ERROR"]
+__all__ = ["main", "write_utf8", "EXIT_RELEASE", "EXIT_BLOCK", "EXIT_INPUT_ERROR"]
 
 EXIT_RELEASE, EXIT_BLOCK, EXIT_INPUT_ERROR = 0, 1, 2
 PROG = "buddy-eval"
@@ -112,7 +112,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _write(stream, text: str) -> None:
+def write_utf8(stream, text: str) -> None:
     """Write UTF-8 whatever the locale says; labels and paths may be non-ASCII."""
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
@@ -124,7 +124,7 @@ def _write(stream, text: str) -> None:
 
 
 def _error(message: str) -> int:
-    _write(sys.stderr, f"{PROG}: error: {message}\n")
+    write_utf8(sys.stderr, f"{PROG}: error: {message}\n")
     return EXIT_INPUT_ERROR
 
 
@@ -147,8 +147,8 @@ def _gate(argv: list[str]) -> int:
     except InputError as exc:
         return _error(str(exc))
     if evaluation.warnings:
-        _write(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in evaluation.warnings))
-    _write(sys.stdout, text + "\n")
+        write_utf8(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in evaluation.warnings))
+    write_utf8(sys.stdout, text + "\n")
     return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
 
 

@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .cli import EXIT_INPUT_ERROR, PROG, _write
+from .cli import EXIT_INPUT_ERROR, PROG, write_utf8
 from .errors import InputError
 
 __all__ = ["NOTEBOOK_NAME", "default_notebook", "main", "render_report", "write_atomic"]
@@ -250,7 +250,7 @@ def main(argv: list[str]) -> int:
     except InputError as exc:
         return _error(str(exc))
     if evaluation.warnings:
-        _write(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in evaluation.warnings))
+        write_utf8(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in evaluation.warnings))
     try:
         html = render_report(
             args.input,
@@ -265,10 +265,10 @@ def main(argv: list[str]) -> int:
         write_atomic(output, html)
     except OSError as exc:
         return _error(f"{output}: cannot write the report: {exc.strerror or exc}")
-    _write(sys.stdout, f"{output}: {evaluation.decision.verdict}\n")
+    write_utf8(sys.stdout, f"{output}: {evaluation.decision.verdict}\n")
     return EXIT_OK
 
 
 def _error(message: str) -> int:
-    _write(sys.stderr, f"{PROG}: error: {_one_line(message)}\n")
+    write_utf8(sys.stderr, f"{PROG}: error: {_one_line(message)}\n")
     return EXIT_INPUT_ERROR

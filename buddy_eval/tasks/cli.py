@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..cli import EXIT_INPUT_ERROR, PROG, write_utf8
 from ..errors import InputError
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_INPUT_ERROR = 0, 2
-PROG = "buddy-eval"
+EXIT_OK = 0
 
 DESCRIPTION = """\
 Score already-completed task records of two runs against human-curated golden
@@ -69,17 +69,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write(stream, text: str) -> None:
-    """Write UTF-8 whatever the locale says; labels and ids may be non-ASCII."""
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        stream.flush()
-        buffer.write(text.encode("utf-8", "backslashreplace"))
-        buffer.flush()
-    else:
-        stream.write(text)
-
-
 def main(argv: list[str]) -> int:
     """Run ``buddy-eval tasks`` with ``argv`` (the arguments after ``tasks``); return the status."""
     try:
@@ -92,9 +81,9 @@ def main(argv: list[str]) -> int:
         comparison = compare_runs(args.golden, args.run_a, args.run_b, args.label_a, args.label_b)
         text = comparison.to_json() if args.json else comparison.report()
     except InputError as exc:
-        _write(sys.stderr, f"{PROG}: error: {exc}\n")
+        write_utf8(sys.stderr, f"{PROG}: error: {exc}\n")
         return EXIT_INPUT_ERROR
     if comparison.warnings and not args.json:
-        _write(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in comparison.warnings))
-    _write(sys.stdout, text + "\n")
+        write_utf8(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in comparison.warnings))
+    write_utf8(sys.stdout, text + "\n")
     return EXIT_OK
