@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import InputError
-from .parsing import THRESHOLD_NAMES, Thresholds, decode, split_sections, threshold_value
-from .validation import build_golden, build_results, split_keywords
+from .parsing import THRESHOLD_NAMES, Thresholds, split_bytes, split_sections, threshold_value
+from .validation import arrow_strings, build_golden, build_results, split_keywords
 
 __all__ = ["EvalInput", "load", "from_frames"]
 
@@ -75,33 +76,34 @@ class EvalInput:
 
 
 def _unknown_id_warnings(golden: pd.DataFrame, results: pd.DataFrame, source: str, unit: str):
-    unknown = results[~results["item_id"].isin(golden["item_id"])]
+    known = pc.is_in(arrow_strings(results["item_id"]), value_set=arrow_strings(golden["item_id"]))
+    rows = np.flatnonzero(~np.asarray(known.to_numpy(zero_copy_only=False), dtype=bool))
     where = (lambda n: f"{source}, row {n}") if unit == "row" else (lambda n: f"{source}:{n}")
     warnings = [
         f"{where(row.line)}: result for id {row.item_id!r} (version {row.version!r}) "
         "is not in the golden set and is ignored"
-        for row in unknown.head(MAX_LISTED_WARNINGS).itertuples()
+        for row in results.iloc[rows[:MAX_LISTED_WARNINGS]].itertuples()
     ]
-    if len(unknown) > MAX_LISTED_WARNINGS:
+    if len(rows) > MAX_LISTED_WARNINGS:
         warnings.append(
-            f"{source}: {len(unknown) - MAX_LISTED_WARNINGS} more results for ids not in "
+            f"{source}: {len(rows) - MAX_LISTED_WARNINGS} more results for ids not in "
             "the golden set are ignored"
         )
     return tuple(warnings)
 
 
-def _read_source(source) -> tuple[str, str]:
-    """Return ``(text, name)`` for every accepted kind of source."""
+def _read_source(source) -> tuple[str | bytes, str]:
+    """Return ``(content, name)``: UTF-8 bytes (not yet checked) or decoded text."""
     if isinstance(source, (bytes, bytearray)):
-        return decode(bytes(source), "<bytes>"), "<bytes>"
+        return bytes(source), "<bytes>"
     if hasattr(source, "read"):
         name = str(getattr(source, "name", "<stream>"))
         data = source.read()
         if isinstance(data, str):
             return (data[1:] if data.startswith("\ufeff") else data), name
-        return decode(data, name), name
+        return bytes(data), name
     if isinstance(source, str) and source == "-":
-        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+        return sys.stdin.buffer.read(), "<stdin>"
     if isinstance(source, str) and "\n" in source:
         return (source[1:] if source.startswith("\ufeff") else source), "<text>"
     if isinstance(source, (str, os.PathLike)):
@@ -110,7 +112,7 @@ def _read_source(source) -> tuple[str, str]:
             data = path.read_bytes()
         except OSError as exc:
             raise InputError(f"cannot read input file: {exc.strerror}", source=str(path)) from None
-        return decode(data, str(path)), str(path)
+        return data, str(path)
     raise InputError(
         f"expected a path, '-', an open file or the input text, got {type(source).__name__}"
     )
@@ -146,8 +148,12 @@ def load(source) -> EvalInput:
     """
     if isinstance(source, EvalInput):
         return source
-    text, name = _read_source(source)
-    raw = split_sections(text, name)
+    content, name = _read_source(source)
+    if isinstance(content, bytes):
+        raw = split_bytes(content, name)
+    else:
+        raw = split_sections(content, name)
+    del content
     golden = build_golden(
         raw.golden["item_id"],
         raw.golden["item_type"],

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -23,6 +24,7 @@ __all__ = [
     "RawSections",
     "decode",
     "split_sections",
+    "split_bytes",
     "parse_thresholds",
     "threshold_value",
 ]
@@ -130,23 +132,128 @@ def parse_thresholds(fields: list[str], source: str, line: int) -> Thresholds:
     return Thresholds(*values)
 
 
-def _split(lines: pa.Array, max_splits: int) -> pa.Array:
-    return pc.split_pattern_regex(lines, _FIELD_SEP, max_splits=max_splits)
+_BLOCK_LINES = 1 << 17  # lines per block when looking for separators (bounds temporaries)
 
 
-def _first_short(fields: pa.Array, numbers: pa.Array, need: int) -> int | None:
-    """Line number of the first line with fewer than ``need`` fields."""
-    short = pc.less(pc.list_value_length(fields), need)
-    if not pc.any(short).as_py():
-        return None
-    return numbers[pc.index(short, True).as_py()].as_py()
+def _is_trim(byte: np.ndarray) -> np.ndarray:
+    return (byte == 32) | (byte == 9) | (byte == 13)
 
 
-def _columns(fields: pa.Array, numbers: pa.Array, names: list[str]) -> pa.Table:
-    columns = {"line": numbers}
-    for i, name in enumerate(names):
-        columns[name] = pc.list_element(fields, i)
-    return pa.table(columns)
+def _newlines(buf: np.ndarray) -> np.ndarray:
+    """Positions of every ``\\n``, found in blocks so no file-sized temporary is made."""
+    step = 1 << 23
+    parts = [np.flatnonzero(buf[at : at + step] == 10) + at for at in range(0, len(buf), step)]
+    return np.concatenate(parts) if parts else np.empty(0, np.int64)
+
+
+def _line_contents(data: bytes, buf: np.ndarray, start: int):
+    """Start and end of every line's content, trimmed of spaces, tabs and ``\\r``.
+
+    Lines are what ``text.split("\\n")`` gives; line ``i`` has number ``i + 1``.
+    The common cases (nothing to trim, or one ``\\r`` before the ``\\n``) are
+    handled on whole arrays; only lines with blanks at either end go through
+    ``bytes.strip``.
+    """
+    nl = _newlines(buf)
+    starts = np.empty(len(nl) + 1, np.int64)
+    starts[0] = start
+    starts[1:] = nl + 1
+    ends = np.empty(len(nl) + 1, np.int64)
+    ends[:-1] = nl
+    ends[-1] = len(buf)
+    if len(buf) == 0:
+        return starts, ends
+    nonempty = ends > starts
+    last = buf[np.maximum(ends - 1, 0)]
+    ends = ends - (nonempty & (last == 13))
+    nonempty = ends > starts
+    first = buf[np.minimum(starts, len(buf) - 1)]
+    last = buf[np.maximum(ends - 1, 0)]
+    ragged = np.flatnonzero(nonempty & (_is_trim(first) | _is_trim(last)))
+    for i in ragged.tolist():
+        s, e = int(starts[i]), int(ends[i])
+        line = data[s:e]
+        stripped = line.lstrip(b" \t\r")
+        s += len(line) - len(stripped)
+        starts[i], ends[i] = s, s + len(stripped.rstrip(b" \t\r"))
+    return starts, ends
+
+
+def _field_bounds(buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, count: int, tabs: bool):
+    """Split each line ``[cs, ce)`` at its first ``count`` runs of blanks.
+
+    Returns ``(bounds, found)``. ``bounds`` has one row per line of
+    ``2 * count + 2`` byte offsets: field ``j`` lies between ``bounds[:, 2j]``
+    and ``bounds[:, 2j + 1]``, the last field (the rest of the line) ends at
+    ``ce``. ``found`` is the number of runs in each line, at most ``count``;
+    with fewer runs the missing fields are empty, at the end of the line. Each
+    block of lines is done on the positions of all its blanks at once: a run
+    starts at a blank whose predecessor is not a blank.
+    """
+    n = len(cs)
+    dtype = np.int32 if len(buf) < 2**31 else np.int64
+    bounds = np.empty((n, 2 * count + 2), dtype)
+    found = np.zeros(n, np.int8)
+    for lo in range(0, n, _BLOCK_LINES):
+        hi = min(n, lo + _BLOCK_LINES)
+        a, b = int(cs[lo]), int(ce[hi - 1])
+        chunk = buf[a:b]
+        blank = chunk == 32
+        if tabs:
+            blank |= chunk == 9
+        at = np.flatnonzero(blank)
+        del blank
+        block_cs, block_ce = cs[lo:hi], ce[lo:hi]
+        bounds[lo:hi, 0] = block_cs
+        bounds[lo:hi, -1] = block_ce
+        if len(at) == 0:
+            bounds[lo:hi, 1:-1] = block_ce[:, None]
+            continue
+        cut = np.flatnonzero(np.diff(at) != 1)
+        starts = np.empty(len(cut) + 2, np.int64)
+        starts[0] = at[0]
+        starts[1:-1] = at[cut + 1]
+        starts[-1] = len(buf) + 1  # sentinel: no run there
+        ends = np.empty(len(cut) + 2, np.int64)
+        ends[:-2] = at[cut] + 1
+        ends[-2] = at[-1] + 1
+        ends[-1] = len(buf) + 1
+        starts += a
+        ends[:-1] += a
+        del at, cut
+        first = np.searchsorted(starts, block_cs)
+        runs = np.minimum(np.searchsorted(starts, block_ce) - first, count)
+        found[lo:hi] = runs
+        for j in range(count):
+            k = np.minimum(first + j, len(starts) - 1)
+            inside = runs > j
+            bounds[lo:hi, 2 * j + 1] = np.where(inside, starts[k], block_ce)
+            bounds[lo:hi, 2 * j + 2] = np.where(inside, ends[k], block_ce)
+    return bounds, found
+
+
+def _segments(data: bytes, bounds: np.ndarray) -> pa.Array:
+    """A string array over ``data`` (no copy) whose values lie between ``bounds``."""
+    offsets = pa.py_buffer(bounds)
+    kind = pa.StringArray if bounds.dtype == np.int32 else pa.LargeStringArray
+    return kind.from_buffers(bounds.size - 1, offsets, pa.py_buffer(data))
+
+
+def _fields(data: bytes, bounds: np.ndarray, names: list[str]) -> dict[str, pa.Array]:
+    """Columns of fields: field ``j`` of line ``i`` lies in ``bounds[i, 2j:2j+2]``."""
+    n, width = bounds.shape
+    if n == 0:
+        return {name: pa.array([], pa.large_string()) for name in names}
+    segments = _segments(data, bounds)
+    columns = {}
+    for j, name in enumerate(names):
+        picked = pc.take(segments, pa.array(np.arange(2 * j, n * width, width)))
+        columns[name] = pc.cast(picked, pa.large_string())
+    return columns
+
+
+def _short_field_count(data: bytes, cs: np.ndarray, ce: np.ndarray, i: int) -> int:
+    return len(re.split(_FIELD_SEP, data[cs[i] : ce[i]].decode("utf-8")))
 
 
 def split_sections(text: str, source: str) -> RawSections:
@@ -156,82 +263,102 @@ def split_sections(text: str, source: str) -> RawSections:
     golden or result line with fewer than four fields, and a missing
     ``RESULTS`` line, always naming the first offending line.
     """
-    all_lines = pc.list_flatten(pc.split_pattern(pa.array([text], pa.large_string()), "\n"))
-    trimmed = pc.utf8_trim(all_lines, " \t\r")
-    keep = pc.and_(
-        pc.greater(pc.utf8_length(trimmed), 0),
-        pc.invert(pc.starts_with(trimmed, "#")),
-    )
-    positions = pc.indices_nonzero(keep)
-    lines = pc.take(trimmed, positions)
-    numbers = pc.add(positions, 1)
-    if len(lines) == 0:
+    return split_bytes(text.encode("utf-8", "surrogatepass"), source, bom=False)
+
+
+def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
+    """:func:`split_sections` on UTF-8 bytes: checked, a leading BOM dropped.
+
+    The bytes are never decoded as a whole: line and field boundaries are
+    found with numpy on the raw buffer (the separators are ASCII, so a cut
+    there never splits a character), and each column is gathered once from
+    the buffer by :func:`pyarrow.compute.take`.
+    """
+    if bom:
+        _check_utf8(data, source)
+    start = 3 if bom and data.startswith(b"\xef\xbb\xbf") else 0
+    buf = np.frombuffer(data, np.uint8)
+    starts, ends = _line_contents(data, buf, start)
+    n_lines = len(starts)
+    safe = np.minimum(starts, max(len(buf) - 1, 0))
+    keep = ends > starts
+    if len(buf):
+        keep &= buf[safe] != 35
+    kept = np.flatnonzero(keep)
+    if len(kept) == 0:
         raise InputError(
             "empty input: expected a first line 'THRESHOLDS <correctness> <citation> <refusal>'",
             source=source,
             line=1,
         )
+    cs, ce = starts[kept], ends[kept]
+    numbers = kept + 1
+    del starts, ends, keep, safe
 
-    first = lines[0].as_py()
-    thresholds = parse_thresholds(re.split(_FIELD_SEP, first), source, numbers[0].as_py())
+    first = data[cs[0] : ce[0]].decode("utf-8")
+    thresholds = parse_thresholds(re.split(_FIELD_SEP, first), source, int(numbers[0]))
 
-    marker = pc.index(lines, "RESULTS", start=1).as_py()
-    golden_end = len(lines) if marker < 0 else marker
-    golden_fields = _split(lines[1:golden_end], 3)
-    golden_numbers = numbers[1:golden_end]
-    bad = _first_short(golden_fields, golden_numbers, 4)
-    if bad is not None:
-        got = len(re.split(_FIELD_SEP, trimmed[bad - 1].as_py()))
+    marker = -1
+    for i in np.flatnonzero((ce[1:] - cs[1:] == 7) & (buf[cs[1:]] == 82)).tolist():
+        if data[cs[i + 1] : ce[i + 1]] == b"RESULTS":
+            marker = i + 1
+            break
+    golden_end = len(cs) if marker < 0 else marker
+    tabs = data.find(b"\t") >= 0
+
+    g_cs, g_ce = cs[1:golden_end], ce[1:golden_end]
+    g_bounds, g_found = _field_bounds(buf, g_cs, g_ce, 3, tabs)
+    short = np.flatnonzero(g_found < 3)
+    if len(short):
+        got = _short_field_count(data, g_cs, g_ce, short[0])
         hint = " (the section marker is 'RESULTS', upper case)" if got == 1 else ""
         raise InputError(
             "expected a golden item '<id> <ANSWER|REFUSE> <requiredSource> <keywords>' "
             f"with at least 4 fields, got {got}{hint}",
             source=source,
-            line=bad,
+            line=int(numbers[1 + short[0]]),
         )
     if marker < 0:
         raise InputError(
             "no 'RESULTS' line: expected the golden items to be followed by a line "
             "'RESULTS' and the result lines",
             source=source,
-            line=len(all_lines) - (1 if text.endswith("\n") else 0) or 1,
+            line=n_lines - (1 if data.endswith(b"\n") else 0) or 1,
         )
+    golden = _fields(data, g_bounds, ["item_id", "item_type", "required_source", "keyword_field"])
+    del g_bounds
 
-    result_fields = _split(lines[marker + 1 :], 4)
-    result_numbers = numbers[marker + 1 :]
-    bad = _first_short(result_fields, result_numbers, 4)
-    if bad is not None:
-        got = len(re.split(_FIELD_SEP, trimmed[bad - 1].as_py()))
+    r_cs, r_ce = cs[marker + 1 :], ce[marker + 1 :]
+    r_bounds, r_found = _field_bounds(buf, r_cs, r_ce, 4, tabs)
+    short = np.flatnonzero(r_found < 3)
+    if len(short):
+        got = _short_field_count(data, r_cs, r_ce, short[0])
         raise InputError(
             "expected a result line '<version> <id> <cited> <Y|N> <answer ...>' "
             f"with at least 4 fields, got {got}",
             source=source,
-            line=bad,
+            line=int(numbers[marker + 1 + short[0]]),
         )
-
-    golden = _columns(
-        golden_fields,
-        golden_numbers,
-        ["item_id", "item_type", "required_source", "keyword_field"],
-    )
-    results = _columns(
-        result_fields,
-        result_numbers,
-        ["version", "item_id", "cited", "refused_flag"],
-    )
-    # A result line of exactly four fields has an empty answer: scatter the
-    # fifth elements that exist over an array of empty strings.
-    has_answer = pc.greater(pc.list_value_length(result_fields), 4)
-    answer = pc.replace_with_mask(
-        pa.array([""] * len(result_fields), pa.large_string()),
-        has_answer,
-        pc.list_flatten(pc.list_slice(result_fields, 4, 5)),
-    )
-    results = results.append_column("answer", answer)
+    # A line of four fields: the fourth ends at the end of the line (where the
+    # bounds of the missing fourth run already point), the answer is empty.
+    results = _fields(data, r_bounds, ["version", "item_id", "cited", "refused_flag", "answer"])
+    del r_bounds
     return RawSections(
         source=source,
         thresholds=thresholds,
-        golden=golden,
-        results=results,
-        results_line=numbers[marker].as_py(),
+        golden=pa.table({"line": numbers[1:golden_end], **golden}),
+        results=pa.table({"line": numbers[marker + 1 :], **results}),
+        results_line=int(numbers[marker]),
     )
+
+
+def _check_utf8(data: bytes, source: str) -> None:
+    """Raise :func:`decode`'s error unless ``data`` is UTF-8, without decoding it."""
+    whole = pa.LargeStringArray.from_buffers(
+        1, pa.py_buffer(np.array([0, len(data)], np.int64)), pa.py_buffer(data)
+    )
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        decode(data, source)
+        raise  # pragma: no cover - decode raises for every invalid input

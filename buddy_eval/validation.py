@@ -22,6 +22,7 @@ __all__ = [
     "split_keywords",
     "build_golden",
     "build_results",
+    "arrow_strings",
 ]
 
 ITEM_TYPES = ("ANSWER", "REFUSE")
@@ -57,8 +58,40 @@ def _fail(message: str, lines: np.ndarray, position: int, source: str, unit: str
     raise InputError(message, source=source, line=int(lines[position]), unit=unit)
 
 
-def _text(values: pa.Array) -> np.ndarray:
-    return np.asarray(pc.cast(values, pa.string()).to_numpy(zero_copy_only=False), dtype=object)
+def _strings(values: pa.Array) -> pa.Array:
+    """One contiguous ``large_string`` array (what pandas' ``str`` dtype stores)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return pc.cast(values, pa.large_string())
+
+
+def arrow_strings(column: pd.Series) -> pa.Array:
+    """A ``str`` column's values as one pyarrow ``large_string`` array, missing as null."""
+    array = column.array
+    if hasattr(array, "__arrow_array__"):
+        return _strings(array.__arrow_array__())
+    return _strings(pa.array(column.to_numpy(dtype=object), from_pandas=True))
+
+
+def _mask(values) -> np.ndarray:
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _codes(values: pa.Array) -> np.ndarray:
+    """Integer codes numbered in order of first appearance; -1 for missing values."""
+    encoded = pc.dictionary_encode(values).indices
+    return np.asarray(encoded.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _repeated(codes: np.ndarray) -> np.ndarray:
+    """True where a code (numbered by first appearance) was seen before."""
+    if len(codes) == 0:
+        return np.zeros(0, bool)
+    seen = np.maximum.accumulate(codes)
+    new = np.empty(len(codes), bool)
+    new[0] = True
+    new[1:] = codes[1:] > seen[:-1]
+    return ~new
 
 
 def build_golden(
@@ -86,18 +119,15 @@ def build_golden(
         - ``line`` (int64): line (or row) number in the input.
     """
     lines = np.asarray(lines, dtype=np.int64)
-    kind = pc.ascii_upper(pc.cast(item_type, pa.string()))
-    bad_type = ~np.asarray(pc.is_in(kind, pa.array(ITEM_TYPES)).to_numpy(zero_copy_only=False))
-    is_answer = np.asarray(pc.equal(kind, "ANSWER").fill_null(False).to_numpy(zero_copy_only=False))
-    src = pc.cast(required_source, pa.string())
-    no_source = is_answer & np.asarray(
-        pc.or_kleene(pc.is_null(src), pc.equal(src, "-"))
-        .fill_null(True)
-        .to_numpy(zero_copy_only=False)
-    )
-    ids = pd.Series(_text(item_id))
-    no_id = ids.isna().to_numpy()
-    duplicate = ids.duplicated().to_numpy() & ~no_id
+    ids = _strings(item_id)
+    kind = pc.ascii_upper(_strings(item_type))
+    is_answer = _mask(pc.equal(kind, "ANSWER").fill_null(False))
+    bad_type = ~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False)))
+    src = _strings(required_source)
+    no_source = is_answer & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True))
+    codes = _codes(ids)
+    no_id = codes < 0
+    duplicate = _repeated(codes) & ~no_id
 
     position = _first(bad_type | no_source | duplicate | no_id)
     if position is not None:
@@ -106,37 +136,45 @@ def build_golden(
         if bad_type[position]:
             got = item_type[position].as_py()
             _fail(f"TYPE must be ANSWER or REFUSE, got {got!r}", lines, position, source, unit)
+        item = ids[position].as_py()
         if no_source[position]:
             _fail(
-                f"ANSWER item {ids[position]!r} must name its required source, "
+                f"ANSWER item {item!r} must name its required source, "
                 f"got {src[position].as_py() or '-'!r}",
                 lines,
                 position,
                 source,
                 unit,
             )
-        first = lines[_first((ids == ids[position]).to_numpy())]
+        first = lines[_first(codes == codes[position])]
         _fail(
-            f"duplicate golden id {ids[position]!r} (first defined on {unit} {first})",
+            f"duplicate golden id {item!r} (first defined on {unit} {first})",
             lines,
             position,
             source,
             unit,
         )
 
-    answer_mask = pa.array(is_answer)
-    empty = pa.array([[]] * len(keywords), pa.list_(pa.string()))
+    keywords = pc.cast(keywords, pa.list_(pa.string()))
+    if isinstance(keywords, pa.ChunkedArray):
+        keywords = keywords.combine_chunks()
+    refuse_with_keywords = ~is_answer & (_mask(pc.list_value_length(keywords).fill_null(0)) > 0)
+    if refuse_with_keywords.any():
+        keywords = pc.if_else(
+            pa.array(~refuse_with_keywords),
+            keywords,
+            pa.ListArray.from_arrays(
+                pa.array(np.zeros(len(keywords) + 1, np.int32)), pa.array([], pa.string())
+            ),
+        )
     return pd.DataFrame(
         {
-            "item_id": pd.Series(pc.cast(item_id, pa.string()), dtype="str"),
-            "item_type": pd.Categorical(
-                pc.cast(kind, pa.string()).to_pylist(), categories=list(ITEM_TYPES)
+            "item_id": pd.Series(ids, dtype="str"),
+            "item_type": pd.Categorical.from_codes(
+                np.where(is_answer, 0, 1).astype(np.int8), categories=list(ITEM_TYPES)
             ),
-            "required_source": pd.Series(pc.if_else(answer_mask, src, None), dtype="str"),
-            "keywords": pd.Series(
-                pc.if_else(answer_mask, pc.cast(keywords, pa.list_(pa.string())), empty),
-                dtype=KEYWORDS_DTYPE,
-            ),
+            "required_source": pd.Series(pc.if_else(pa.array(is_answer), src, None), dtype="str"),
+            "keywords": pd.Series(keywords, dtype=KEYWORDS_DTYPE),
             "line": lines,
         }
     )
@@ -168,14 +206,14 @@ def build_results(
         - ``line`` (int64): line (or row) number in the input.
     """
     lines = np.asarray(lines, dtype=np.int64)
-    flag = pc.ascii_upper(pc.cast(refused_flag, pa.string()))
-    bad_flag = ~np.asarray(pc.is_in(flag, pa.array(["Y", "N"])).to_numpy(zero_copy_only=False))
-    versions = pd.Series(_text(version))
-    ids = pd.Series(_text(item_id))
-    no_version = versions.isna().to_numpy()
-    no_id = ids.isna().to_numpy()
-    keys = pd.DataFrame({"version": versions, "item_id": ids})
-    duplicate = keys.duplicated().to_numpy() & ~(no_version | no_id)
+    flag = pc.ascii_upper(_strings(refused_flag))
+    refused = _mask(pc.equal(flag, "Y").fill_null(False))
+    bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
+    versions, ids = _strings(version), _strings(item_id)
+    v_codes, i_codes = _codes(versions), _codes(ids)
+    no_version, no_id = v_codes < 0, i_codes < 0
+    keys = v_codes * (int(i_codes.max(initial=0)) + 2) + i_codes
+    duplicate = pd.Series(keys).duplicated().to_numpy() & ~(no_version | no_id)
 
     position = _first(no_version | no_id | bad_flag | duplicate)
     if position is not None:
@@ -186,25 +224,24 @@ def build_results(
         if bad_flag[position]:
             got = refused_flag[position].as_py()
             _fail(f"refused flag must be Y or N, got {got!r}", lines, position, source, unit)
-        same = (versions == versions[position]) & (ids == ids[position])
-        first = lines[_first(same.to_numpy())]
+        first = lines[_first(keys == keys[position])]
         _fail(
-            f"duplicate result for version {versions[position]!r} and id {ids[position]!r} "
-            f"(first given on {unit} {first})",
+            f"duplicate result for version {versions[position].as_py()!r} and id "
+            f"{ids[position].as_py()!r} (first given on {unit} {first})",
             lines,
             position,
             source,
             unit,
         )
 
-    cited = pc.cast(cited, pa.string())
+    cited = _strings(cited)
     return pd.DataFrame(
         {
-            "version": pd.Series(pc.cast(version, pa.string()), dtype="str"),
-            "item_id": pd.Series(pc.cast(item_id, pa.string()), dtype="str"),
+            "version": pd.Series(versions, dtype="str"),
+            "item_id": pd.Series(ids, dtype="str"),
             "cited": pd.Series(pc.if_else(pc.equal(cited, "-"), None, cited), dtype="str"),
-            "refused": np.asarray(pc.equal(flag, "Y").to_numpy(zero_copy_only=False), dtype=bool),
-            "answer": pd.Series(pc.cast(answer, pa.string()), dtype="str"),
+            "refused": refused,
+            "answer": pd.Series(_strings(answer), dtype="str"),
             "line": lines,
         }
     )
