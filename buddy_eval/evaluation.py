@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cached_property
 
+import numpy as np
 import pandas as pd
 
 from .decision import Decision, decide, exact_values
 from .formatting import format_report
 from .loading import EvalInput, load
 from .parsing import Thresholds
-from .scoring import check_versions, score_items, score_versions
+from .scoring import check_versions, grid_metrics, items_frame, score_grid
 
 __all__ = ["Evaluation", "evaluate", "report"]
 
@@ -48,10 +50,17 @@ class Evaluation:
         self.data = data
         self.baseline = baseline
         self.candidate = candidate
-        self.items = score_items(data, [baseline, candidate, *others])
-        self.metrics = score_versions(self.items)
+        # The gate needs per-version counts only: they come from the grid's
+        # arrays, and the per-item DataFrame is built when first asked for.
+        self._grid = score_grid(data, [baseline, candidate, *others])
+        self.metrics = grid_metrics(self._grid)
         self.decision: Decision = decide(self.metrics, data.thresholds, baseline, candidate)
         self.warnings = data.warnings + self._missing_warnings()
+
+    @cached_property
+    def items(self) -> pd.DataFrame:
+        """Per (version, golden item) outcomes (computed on first use, then kept)."""
+        return items_frame(self.data, self._grid)
 
     @property
     def thresholds(self) -> Thresholds:
@@ -85,17 +94,20 @@ class Evaluation:
 
     def _missing_warnings(self) -> tuple[str, ...]:
         warnings = []
-        golden_line = self.data.golden.set_index("item_id")["line"]
-        for version in (self.baseline, self.candidate):
-            rows = self.items[(self.items["version"] == version) & self.items["missing"]]
-            for item_id in rows["item_id"].head(MAX_LISTED_MISSING):
+        golden = self.data.golden
+        # The baseline and the candidate are the grid's first two versions.
+        for position, version in enumerate((self.baseline, self.candidate)):
+            missing = np.flatnonzero(self._grid.row_of[position] < 0)
+            listed = missing[:MAX_LISTED_MISSING]
+            lines = golden["line"].to_numpy()[listed].tolist()
+            for item_id, line in zip(golden["item_id"].iloc[listed].tolist(), lines, strict=True):
                 warnings.append(
-                    f"{self.data.source}:{golden_line[item_id]}: golden item {item_id!r} has no "
+                    f"{self.data.source}:{line}: golden item {item_id!r} has no "
                     f"result for version {version!r}; it counts as failed"
                 )
-            if len(rows) > MAX_LISTED_MISSING:
+            if len(missing) > MAX_LISTED_MISSING:
                 warnings.append(
-                    f"{self.data.source}: {len(rows) - MAX_LISTED_MISSING} more golden items "
+                    f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
                     f"have no result for version {version!r}; they count as failed"
                 )
         return tuple(warnings)

@@ -12,16 +12,23 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .errors import InputError
 from .parsing import THRESHOLD_NAMES, Thresholds, split_bytes, split_sections, threshold_value
-from .validation import arrow_strings, build_golden, build_results, split_keywords
+from .validation import (
+    JoinCodes,
+    arrow_strings,
+    build_golden,
+    build_results_joined,
+    join_codes,
+    split_keywords,
+)
 
 __all__ = ["EvalInput", "load", "from_frames"]
 
@@ -60,7 +67,12 @@ class EvalInput:
     @property
     def versions(self) -> list[str]:
         """Version labels in order of first appearance in the results."""
-        return list(pd.unique(self.results["version"]))
+        return list(self._join.versions)
+
+    @cached_property
+    def _join(self) -> JoinCodes:
+        """Version and golden-row codes of every result row (set by :func:`load`)."""
+        return join_codes(self.golden, self.results)
 
     @classmethod
     def from_frames(cls, golden, results, thresholds, *, source: str = "DataFrames"):
@@ -75,9 +87,14 @@ class EvalInput:
         )
 
 
-def _unknown_id_warnings(golden: pd.DataFrame, results: pd.DataFrame, source: str, unit: str):
-    known = pc.is_in(arrow_strings(results["item_id"]), value_set=arrow_strings(golden["item_id"]))
-    rows = np.flatnonzero(~np.asarray(known.to_numpy(zero_copy_only=False), dtype=bool))
+def _with_join(data: EvalInput, codes: JoinCodes) -> EvalInput:
+    """Keep the codes computed while validating, so scoring does not hash ids again."""
+    data.__dict__["_join"] = codes
+    return data
+
+
+def _unknown_id_warnings(results: pd.DataFrame, codes: JoinCodes, source: str, unit: str):
+    rows = np.flatnonzero(codes.item < 0)
     where = (lambda n: f"{source}, row {n}") if unit == "row" else (lambda n: f"{source}:{n}")
     warnings = [
         f"{where(row.line)}: result for id {row.item_id!r} (version {row.version!r}) "
@@ -162,23 +179,28 @@ def load(source) -> EvalInput:
         raw.golden["line"].to_numpy(),
         source=name,
     )
-    results = build_results(
+    results, codes = build_results_joined(
         raw.results["version"],
         raw.results["item_id"],
         raw.results["cited"],
         raw.results["refused_flag"],
         raw.results["answer"],
         raw.results["line"].to_numpy(),
+        arrow_strings(golden["item_id"]),
         source=name,
     )
-    return EvalInput(
+    data = EvalInput(
         thresholds=raw.thresholds,
         golden=golden,
         results=results,
         source=name,
-        warnings=_unknown_id_warnings(golden, results, name, "line"),
+        warnings=_unknown_id_warnings(results, codes, name, "line"),
         results_line=raw.results_line,
     )
+    # The parser's temporaries are freed but kept by pyarrow's allocator;
+    # handing them back lowers the peak of what comes next (scoring).
+    pa.default_memory_pool().release_unused()
+    return _with_join(data, codes)
 
 
 def _require_columns(frame, columns: Sequence[str], what: str) -> None:
@@ -315,20 +337,22 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
         source="golden DataFrame",
         unit="row",
     )
-    results_frame = build_results(
+    results_frame, codes = build_results_joined(
         _strings(results["version"]),
         _strings(results["item_id"]),
         _strings(results["cited"], "-"),
         _refused_flags(results["refused"]),
         _strings(results["answer"], ""),
         np.arange(1, len(results) + 1),
+        arrow_strings(golden_frame["item_id"]),
         source="results DataFrame",
         unit="row",
     )
-    return EvalInput(
+    data = EvalInput(
         thresholds=_thresholds(thresholds, source),
         golden=golden_frame,
         results=results_frame,
         source=source,
-        warnings=_unknown_id_warnings(golden_frame, results_frame, "results DataFrame", "row"),
+        warnings=_unknown_id_warnings(results_frame, codes, "results DataFrame", "row"),
     )
+    return _with_join(data, codes)

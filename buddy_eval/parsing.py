@@ -10,6 +10,7 @@ million result lines never becomes a million Python lists.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -30,6 +31,8 @@ __all__ = [
 ]
 
 _FIELD_SEP = r"[ \t]+"
+_GOLDEN_FIELDS = ("item_id", "item_type", "required_source", "keyword_field")
+_RESULT_FIELDS = ("version", "item_id", "cited", "refused_flag", "answer")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 THRESHOLD_NAMES = ("correctness", "citation", "refusal")
 
@@ -132,9 +135,6 @@ def parse_thresholds(fields: list[str], source: str, line: int) -> Thresholds:
     return Thresholds(*values)
 
 
-_BLOCK_LINES = 1 << 17  # lines per block when looking for separators (bounds temporaries)
-
-
 def _is_trim(byte: np.ndarray) -> np.ndarray:
     return (byte == 32) | (byte == 9) | (byte == 13)
 
@@ -179,77 +179,77 @@ def _line_contents(data: bytes, buf: np.ndarray, start: int):
     return starts, ends
 
 
-def _field_bounds(buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, count: int, tabs: bool):
-    """Split each line ``[cs, ce)`` at its first ``count`` runs of blanks.
+def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """A string array over ``data`` (no copy) whose value ``2i`` is ``data[starts[i]:ends[i]]``.
 
-    Returns ``(bounds, found)``. ``bounds`` has one row per line of
-    ``2 * count + 2`` byte offsets: field ``j`` lies between ``bounds[:, 2j]``
-    and ``bounds[:, 2j + 1]``, the last field (the rest of the line) ends at
-    ``ce``. ``found`` is the number of runs in each line, at most ``count``;
-    with fewer runs the missing fields are empty, at the end of the line. Each
-    block of lines is done on the positions of all its blanks at once: a run
-    starts at a blank whose predecessor is not a blank.
+    The ranges must be in order and not overlap; the odd values are the gaps
+    between them.
+    """
+    if len(starts) == 0:
+        return pa.array([], pa.large_string())
+    offsets = np.empty(2 * len(starts), np.int64)
+    offsets[0::2] = starts
+    offsets[1::2] = ends
+    return pa.LargeStringArray.from_buffers(
+        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data)
+    )
+
+
+def _first_blank(data: bytes, starts: np.ndarray, ends: np.ndarray, tabs: bool) -> np.ndarray:
+    """Offset of the first space (or tab) in each ``data[starts[i]:ends[i]]``, -1 for none."""
+    if len(starts) == 0:
+        return np.empty(0, np.int64)
+    texts = _strings_between(data, starts, ends)
+    found = np.asarray(pc.find_substring(texts, " ").to_numpy(zero_copy_only=False))[0::2]
+    if tabs:
+        tab = np.asarray(pc.find_substring(texts, "\t").to_numpy(zero_copy_only=False))[0::2]
+        found = np.where((tab >= 0) & ((found < 0) | (tab < found)), tab, found)
+    return found.astype(np.int64, copy=False)
+
+
+def _split_fields(data: bytes, buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, names, tabs):
+    """Cut each line ``[cs, ce)`` into ``len(names)`` fields at its first runs of blanks.
+
+    Returns ``(columns, found)``: a ``large_string`` column per name, and per
+    line the number of runs found (at most ``len(names) - 1``). The last field
+    is the rest of the line; with fewer runs the missing fields are empty, at
+    the end of the line. Each run is found by one substring search over all
+    lines (pyarrow, on the buffer, no copy); runs of more than one blank, rare,
+    are extended afterwards. Lines are trimmed, so a run never touches either
+    end of its line. Each field is copied out as soon as its end is known.
     """
     n = len(cs)
-    dtype = np.int32 if len(buf) < 2**31 else np.int64
-    bounds = np.empty((n, 2 * count + 2), dtype)
     found = np.zeros(n, np.int8)
-    for lo in range(0, n, _BLOCK_LINES):
-        hi = min(n, lo + _BLOCK_LINES)
-        a, b = int(cs[lo]), int(ce[hi - 1])
-        chunk = buf[a:b]
-        blank = chunk == 32
-        if tabs:
-            blank |= chunk == 9
-        at = np.flatnonzero(blank)
-        del blank
-        block_cs, block_ce = cs[lo:hi], ce[lo:hi]
-        bounds[lo:hi, 0] = block_cs
-        bounds[lo:hi, -1] = block_ce
-        if len(at) == 0:
-            bounds[lo:hi, 1:-1] = block_ce[:, None]
-            continue
-        cut = np.flatnonzero(np.diff(at) != 1)
-        starts = np.empty(len(cut) + 2, np.int64)
-        starts[0] = at[0]
-        starts[1:-1] = at[cut + 1]
-        starts[-1] = len(buf) + 1  # sentinel: no run there
-        ends = np.empty(len(cut) + 2, np.int64)
-        ends[:-2] = at[cut] + 1
-        ends[-2] = at[-1] + 1
-        ends[-1] = len(buf) + 1
-        starts += a
-        ends[:-1] += a
-        del at, cut
-        first = np.searchsorted(starts, block_cs)
-        runs = np.minimum(np.searchsorted(starts, block_ce) - first, count)
-        found[lo:hi] = runs
-        for j in range(count):
-            k = np.minimum(first + j, len(starts) - 1)
-            inside = runs > j
-            bounds[lo:hi, 2 * j + 1] = np.where(inside, starts[k], block_ce)
-            bounds[lo:hi, 2 * j + 2] = np.where(inside, ends[k], block_ce)
-    return bounds, found
-
-
-def _segments(data: bytes, bounds: np.ndarray) -> pa.Array:
-    """A string array over ``data`` (no copy) whose values lie between ``bounds``."""
-    offsets = pa.py_buffer(bounds)
-    kind = pa.StringArray if bounds.dtype == np.int32 else pa.LargeStringArray
-    return kind.from_buffers(bounds.size - 1, offsets, pa.py_buffer(data))
-
-
-def _fields(data: bytes, bounds: np.ndarray, names: list[str]) -> dict[str, pa.Array]:
-    """Columns of fields: field ``j`` of line ``i`` lies in ``bounds[i, 2j:2j+2]``."""
-    n, width = bounds.shape
-    if n == 0:
-        return {name: pa.array([], pa.large_string()) for name in names}
-    segments = _segments(data, bounds)
     columns = {}
-    for j, name in enumerate(names):
-        picked = pc.take(segments, pa.array(np.arange(2 * j, n * width, width)))
-        columns[name] = pc.cast(picked, pa.large_string())
-    return columns
+    last = len(buf) - 1
+    at = cs
+    for name in names[:-1]:
+        offset = _first_blank(data, at, ce, tabs)
+        hit = offset >= 0
+        start = at + offset
+        np.copyto(start, ce, where=~hit)
+        columns[name] = _gather(data, at, start)
+        end = start + hit
+        del offset, start
+        if n:
+            more = np.flatnonzero(hit & (end < ce) & _is_blank(buf[np.minimum(end, last)], tabs))
+            while len(more):
+                end[more] += 1
+                more = more[(end[more] < ce[more]) & _is_blank(buf[end[more]], tabs)]
+        found += hit
+        at = end
+    columns[names[-1]] = _gather(data, at, ce)
+    return columns, found
+
+
+def _gather(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+    """``data[starts[i]:ends[i]]`` for every ``i``, copied into one ``large_string`` array."""
+    texts = _strings_between(data, starts, ends)
+    return pc.take(texts, pa.array(np.arange(0, 2 * len(starts), 2)))
+
+
+def _is_blank(byte: np.ndarray, tabs: bool) -> np.ndarray:
+    return ((byte == 32) | (byte == 9)) if tabs else (byte == 32)
 
 
 def _short_field_count(data: bytes, cs: np.ndarray, ce: np.ndarray, i: int) -> int:
@@ -291,9 +291,10 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
             source=source,
             line=1,
         )
-    cs, ce = starts[kept], ends[kept]
+    position = np.int32 if len(buf) < 2**31 else np.int64
+    cs, ce = starts[kept].astype(position), ends[kept].astype(position)
     numbers = kept + 1
-    del starts, ends, keep, safe
+    del starts, ends, keep, safe, kept
 
     first = data[cs[0] : ce[0]].decode("utf-8")
     thresholds = parse_thresholds(re.split(_FIELD_SEP, first), source, int(numbers[0]))
@@ -307,7 +308,14 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     tabs = data.find(b"\t") >= 0
 
     g_cs, g_ce = cs[1:golden_end], ce[1:golden_end]
-    g_bounds, g_found = _field_bounds(buf, g_cs, g_ce, 3, tabs)
+    r_cs, r_ce = cs[marker + 1 :], ce[marker + 1 :]
+    # The two sections are cut on both cores (numpy and pyarrow release the
+    # GIL); errors are still raised in file order.
+    with ThreadPoolExecutor(2) as pool:
+        golden_job = pool.submit(_split_fields, data, buf, g_cs, g_ce, _GOLDEN_FIELDS, tabs)
+        if marker >= 0:
+            results, r_found = _split_fields(data, buf, r_cs, r_ce, _RESULT_FIELDS, tabs)
+        golden, g_found = golden_job.result()
     short = np.flatnonzero(g_found < 3)
     if len(short):
         got = _short_field_count(data, g_cs, g_ce, short[0])
@@ -325,11 +333,8 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
             source=source,
             line=n_lines - (1 if data.endswith(b"\n") else 0) or 1,
         )
-    golden = _fields(data, g_bounds, ["item_id", "item_type", "required_source", "keyword_field"])
-    del g_bounds
-
-    r_cs, r_ce = cs[marker + 1 :], ce[marker + 1 :]
-    r_bounds, r_found = _field_bounds(buf, r_cs, r_ce, 4, tabs)
+    # A line of four fields: the fourth ends at the end of the line (where the
+    # missing fourth run is taken to be), the answer is empty.
     short = np.flatnonzero(r_found < 3)
     if len(short):
         got = _short_field_count(data, r_cs, r_ce, short[0])
@@ -339,10 +344,6 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
             source=source,
             line=int(numbers[marker + 1 + short[0]]),
         )
-    # A line of four fields: the fourth ends at the end of the line (where the
-    # bounds of the missing fourth run already point), the answer is empty.
-    results = _fields(data, r_bounds, ["version", "item_id", "cited", "refused_flag", "answer"])
-    del r_bounds
     return RawSections(
         source=source,
         thresholds=thresholds,

@@ -7,6 +7,8 @@ Scoring returns exact numbers: per-item booleans and per-version counts
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -63,30 +65,151 @@ def _fold(texts: pa.Array) -> tuple[pa.Array, dict[int, str]]:
     texts = pc.cast(texts, pa.large_string())
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
-    ragged = pc.or_(pc.match_substring(texts, "\t"), pc.match_substring(texts, "  "))
-    if pc.any(ragged).as_py():
-        texts = pc.replace_substring_regex(texts, r"[ \t]{2,}|\t", " ")
-    non_ascii = np.flatnonzero(~_bools(pc.string_is_ascii(texts)))
-    folded = {int(i): texts[int(i)].as_py().casefold() for i in non_ascii}
+    # A few passes of numpy over the text bytes (no copy) are much faster than
+    # the per-string kernels, which run only when needed.
+    raw = _text_bytes(texts)
+    if _any_byte(raw, _is_tab) or _any_byte(raw, _is_double_space, overlap=1):
+        ragged = pc.or_(pc.match_substring(texts, "\t"), pc.match_substring(texts, "  "))
+        rows = np.flatnonzero(_bools(ragged))
+        if len(rows):
+            mask = np.zeros(len(texts), dtype=bool)
+            mask[rows] = True
+            spaced = pc.replace_substring_regex(
+                pc.take(texts, pa.array(rows)), r"[ \t]{2,}|\t", " "
+            )
+            texts = pc.replace_with_mask(texts, pa.array(mask), spaced)
+    folded = {}
+    if _any_byte(raw, _is_non_ascii):
+        non_ascii = np.flatnonzero(~_bools(pc.string_is_ascii(texts)))
+        values = pc.take(texts, pa.array(non_ascii)).to_pylist()
+        folded = {i: t.casefold() for i, t in zip(non_ascii.tolist(), values, strict=True)}
+    del raw
     return pc.ascii_lower(texts), folded
+
+
+def _is_tab(block: np.ndarray) -> np.ndarray:
+    return block == 9
+
+
+def _is_double_space(block: np.ndarray) -> np.ndarray:
+    space = block == 32
+    return space[1:] & space[:-1]
+
+
+def _is_non_ascii(block: np.ndarray) -> np.ndarray:
+    return block >= 128
+
+
+def _any_byte(values: np.ndarray, test, overlap: int = 0) -> bool:
+    """Whether ``test`` holds anywhere in ``values``, in blocks to bound temporaries."""
+    step = 1 << 22
+    return any(test(values[at : at + step + overlap]).any() for at in range(0, len(values), step))
+
+
+def _text_bytes(texts: pa.Array) -> np.ndarray:
+    """The bytes of all values of a ``large_string`` array, back to back (a view, no copy)."""
+    data = texts.buffers()[2]
+    if len(texts) == 0 or data is None:
+        return np.empty(0, np.uint8)
+    offsets = np.frombuffer(texts.buffers()[1], np.int64)
+    lo, hi = int(offsets[texts.offset]), int(offsets[texts.offset + len(texts)])
+    return np.frombuffer(data, np.uint8)[lo:hi]
 
 
 def _bools(values) -> np.ndarray:
     return np.asarray(values.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _codes(values: pd.Series, labels) -> np.ndarray:
-    """Position of each value in ``labels`` (-1 when absent): a hash join."""
-    if isinstance(labels, pd.Series):
-        labels = arrow_strings(labels)
-    else:
-        labels = pa.array(list(labels), pa.large_string())
-    found = pc.index_in(arrow_strings(values), value_set=labels)
-    return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
 def _repeat(values: pa.Array, times: int) -> pa.ChunkedArray:
     return pa.chunked_array([values] * times, type=values.type)
+
+
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """Outcomes on the (version x golden item) grid, as flat arrays in grid order.
+
+    Cell ``v * n_items + i`` is version ``versions[v]`` and golden item ``i``.
+
+    Attributes
+    ----------
+    versions : list of str
+        The versions scored, in order.
+    row_of : numpy.ndarray
+        Shape ``(n_versions, n_items)``: the results row of each cell, or -1.
+    is_answer : numpy.ndarray
+        Per cell: the golden item is an ANSWER item.
+    refused : numpy.ndarray
+        Per cell: a result that refused.
+    cited_match : numpy.ndarray
+        Per cell of an ANSWER item: the result cited the required source.
+    n_missed : numpy.ndarray
+        Per cell: keywords the answer does not contain.
+    missed_keywords : pyarrow.Array
+        The missed keywords themselves, cell after cell.
+    """
+
+    versions: list[str]
+    row_of: np.ndarray
+    is_answer: np.ndarray
+    refused: np.ndarray
+    cited_match: np.ndarray
+    n_missed: np.ndarray
+    missed_keywords: pa.Array
+
+    @property
+    def present(self) -> np.ndarray:
+        """Per cell: the version has a result for the item."""
+        return self.row_of.ravel() >= 0
+
+    def flags(self) -> dict[str, np.ndarray]:
+        """Per metric, the cells that count in its numerator."""
+        answered = self.present & ~self.refused
+        answered_answer = answered & self.is_answer
+        return {
+            "correctness": answered_answer & (self.n_missed == 0),
+            "citation": answered_answer & self.cited_match,
+            "refusal": self.refused & ~self.is_answer,
+            "violations": answered & ~self.is_answer,
+        }
+
+
+def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
+    """Score every (version, golden item) cell into a :class:`Grid`, no DataFrame built."""
+    golden, results = data.golden, data.results
+    versions = list(versions)
+    join = data._join
+    n_items, n_versions = len(golden), len(versions)
+
+    # Join results onto the grid by position: row_of[v, i] is the results row
+    # for version v and golden item i, or -1.
+    position: dict[str, int] = {}
+    for k, label in enumerate(versions):
+        position.setdefault(label, k)
+    # The extra -1 at the end is where a missing label's code -1 points.
+    lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int64)
+    v_code = lookup[join.version]
+    keep = (v_code >= 0) & (join.item >= 0)
+    row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
+    row_of[v_code[keep], join.item[keep]] = np.flatnonzero(keep)
+    del v_code, keep
+    rows = row_of.ravel()
+    present = rows >= 0
+    is_answer = np.tile((golden["item_type"].cat.codes == 0).to_numpy(), n_versions)
+    refused = np.zeros(len(rows), dtype=bool)
+    refused[present] = results["refused"].to_numpy(dtype=bool)[rows[present]]
+
+    cells = np.flatnonzero(present & is_answer)
+    cited_match = np.zeros(len(rows), dtype=bool)
+    if len(cells):
+        cited_match[cells] = _bools(
+            pc.equal(
+                pc.take(arrow_strings(results["cited"]), pa.array(rows[cells])),
+                pc.take(arrow_strings(golden["required_source"]), pa.array(cells % n_items)),
+            )
+        )
+    del cells
+    n_missed, missed = _missed_keywords(data, row_of)
+    return Grid(versions, row_of, is_answer, refused, cited_match, n_missed, missed)
 
 
 def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.DataFrame:
@@ -126,43 +249,37 @@ def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.Da
         - ``answer`` (str): the answer text; NA when missing.
         - ``line`` (Int64): the result's input line; NA when missing.
     """
-    golden, results = data.golden, data.results
     versions = list(data.versions if versions is None else versions)
-    n_items, n_versions = len(golden), len(versions)
+    return items_frame(data, score_grid(data, versions))
 
-    # Join results onto the (version x item) grid by position: row_of[v, i] is
-    # the results row for version v and golden item i, or -1.
-    v_code = _codes(results["version"], versions)
-    i_code = _codes(results["item_id"], golden["item_id"])
-    keep = (v_code >= 0) & (i_code >= 0)
-    row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
-    row_of[v_code[keep], i_code[keep]] = np.flatnonzero(keep)
-    rows = row_of.ravel()
+
+def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
+    """The :func:`score_items` DataFrame of a :class:`Grid` scored on ``data``."""
+    golden, results = data.golden, data.results
+    n_versions, n_items = grid.row_of.shape
+    rows = grid.row_of.ravel()
     present = rows >= 0
     taken = np.where(present, rows, 0)
     # Taking at a null index gives null: the grid's missing results.
     grid_rows = pa.array(rows, mask=~present)
+    is_answer = grid.is_answer
 
     def strings(column: str) -> pd.Series:
         return pd.Series(pc.take(arrow_strings(results[column]), grid_rows), dtype="str")
 
-    def flags(values: np.ndarray, applies: np.ndarray) -> pd.arrays.BooleanArray:
+    def boolean(values: np.ndarray, applies: np.ndarray) -> pd.arrays.BooleanArray:
         return pd.arrays.BooleanArray(values & applies, ~applies)
 
-    is_answer = np.tile((golden["item_type"].cat.codes == 0).to_numpy(), n_versions)
-    refused_now = results["refused"].to_numpy(dtype=bool)[taken] & present
-    answered_now = present & ~refused_now
-    required = _repeat(arrow_strings(golden["required_source"]), n_versions)
-    cited = pc.take(arrow_strings(results["cited"]), grid_rows)
-    cited_match = _bools(pc.equal(cited, required))
-
-    n_missed, missed = _missed_keywords(data, row_of, is_answer)
-    answered_answer = answered_now & is_answer
-
+    flags = grid.flags()
+    answered_now = present & ~grid.refused
+    offsets = np.concatenate([[0], np.cumsum(grid.n_missed)]).astype(np.int32)
+    missed = pa.ListArray.from_arrays(
+        pa.array(offsets), grid.missed_keywords, mask=pa.array(~(present & is_answer))
+    )
     return pd.DataFrame(
         {
             "version": pd.Categorical.from_codes(
-                np.repeat(np.arange(n_versions), n_items), categories=versions
+                np.repeat(np.arange(n_versions), n_items), categories=grid.versions
             ),
             "item_id": pd.Series(
                 _repeat(arrow_strings(golden["item_id"]), n_versions), dtype="str"
@@ -172,15 +289,17 @@ def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.Da
                 dtype=golden["item_type"].dtype,
             ),
             "missing": ~present,
-            "refused": pd.arrays.BooleanArray(refused_now, ~present),
+            "refused": pd.arrays.BooleanArray(grid.refused, ~present),
             "answered": pd.arrays.BooleanArray(answered_now, ~present),
-            "cited": pd.Series(cited, dtype="str"),
-            "required_source": pd.Series(required, dtype="str"),
-            "missed_keywords": missed,
-            "correct": flags(answered_answer & (n_missed == 0), is_answer),
-            "cited_ok": flags(answered_answer & cited_match, is_answer),
-            "refused_ok": flags(refused_now, ~is_answer),
-            "violation": flags(answered_now, ~is_answer),
+            "cited": strings("cited"),
+            "required_source": pd.Series(
+                _repeat(arrow_strings(golden["required_source"]), n_versions), dtype="str"
+            ),
+            "missed_keywords": pd.Series(missed, dtype=_KEYWORDS_DTYPE),
+            "correct": boolean(flags["correctness"], is_answer),
+            "cited_ok": boolean(flags["citation"], is_answer),
+            "refused_ok": boolean(flags["refusal"], ~is_answer),
+            "violation": boolean(flags["violations"], ~is_answer),
             "answer": strings("answer"),
             "line": pd.arrays.IntegerArray(results["line"].to_numpy(np.int64)[taken], ~present),
         }
@@ -194,48 +313,85 @@ def _contains(haystacks: pa.Array, needle: str) -> np.ndarray:
 _GROUPED = 32  # pairs a keyword needs before it is tested with one kernel call
 
 
-def _missed_keywords(data: EvalInput, row_of: np.ndarray, is_answer: np.ndarray):
-    """Per grid row: how many keywords the answer misses, and which.
+def _fold_keywords(keywords: pa.Array) -> tuple[np.ndarray, list[str]]:
+    """Codes of the folded keywords, numbered by first appearance, and the folded values."""
+    folded, non_ascii = _fold(keywords)
+    if non_ascii:
+        at = np.fromiter(non_ascii, np.int64, len(non_ascii))
+        mask = np.zeros(len(folded), dtype=bool)
+        mask[at] = True
+        folded = pc.replace_with_mask(
+            folded,
+            pa.array(mask),
+            pa.array([non_ascii[i] for i in np.sort(at).tolist()], folded.type),
+        )
+    encoded = pc.dictionary_encode(folded)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return codes, encoded.dictionary.to_pylist()
+
+
+def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """Per grid cell: how many keywords the answer misses, and which.
 
     Every (answer, keyword) pair is tested once. Pairs are grouped by folded
     keyword: a keyword with many pairs is tested against all its answers by
     one pyarrow substring kernel, the rare ones (and answers with non-ASCII
     text, whose folding needs Python) with Python's ``in``.
+
+    Returns
+    -------
+    n_missed : numpy.ndarray
+        Per cell, the number of keywords missed.
+    missed : pyarrow.Array
+        The missed keywords (original text), cell after cell.
     """
     n_versions, n_items = row_of.shape
-    column = data.golden["keywords"].array.__arrow_array__()
-    keywords = pa.chunked_array(column.chunks, type=_KEYWORDS_DTYPE.pyarrow_dtype).combine_chunks()
-    kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
-    kw_text = pc.list_flatten(keywords)
-    kw_folded = normalize_text(kw_text)
-    kw_code, kw_unique = pd.factorize(np.asarray(kw_folded, dtype=object))
+    with ThreadPoolExecutor(2) as pool:
+        # Folding every answer (one kernel, on the other core) is cheaper than
+        # first copying out the ones some keyword is tested against.
+        folding = pool.submit(_fold, arrow_strings(data.results["answer"]))
+        column = data.golden["keywords"].array.__arrow_array__()
+        keywords = pa.chunked_array(column.chunks, type=_KEYWORDS_DTYPE.pyarrow_dtype)
+        keywords = keywords.combine_chunks()
+        kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
+        kw_text = pc.list_flatten(keywords)
+        kw_code, kw_unique = _fold_keywords(kw_text)
 
-    # Pair every keyword with each version's answer to its item.
-    pair_rows = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
-    has = pair_rows >= 0
-    pair_rows = pair_rows[has]
-    pair_version = np.repeat(np.arange(n_versions), len(kw_item))[has]
-    pair_kw = np.tile(np.arange(len(kw_item)), n_versions)[has]
-    pair_item = kw_item[pair_kw]
+        # Pair every keyword with each version's answer to its item.
+        answer_of_pair = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
+        has = answer_of_pair >= 0
+        # Pairs are ordered by version, then keyword: this many per version.
+        per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
+        answer_of_pair = answer_of_pair[has].astype(_index_type(len(data.results)))
+        pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
+        del has
+        pair_code = kw_code.astype(np.int32)[pair_kw]
+        # Small integer codes: numpy's stable sort is then a radix sort.
+        small = np.int16 if len(kw_unique) < 2**15 else np.int64
+        order = np.argsort(pair_code.astype(small), kind="stable")
+        bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1)).tolist()
+        folded, non_ascii = folding.result()
 
-    # Folding every answer with one kernel is cheaper than first picking the used ones.
-    folded, non_ascii = _fold(arrow_strings(data.results["answer"]))
-    answer_of_pair = pair_rows
-    found = np.zeros(len(pair_rows), dtype=bool)
-    pair_code = kw_code[pair_kw]
-    # Small integer codes: numpy's stable sort is then a radix sort.
-    small = np.int16 if len(kw_unique) < 2**15 else np.int64
-    order = np.argsort(pair_code.astype(small), kind="stable")
-    bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1))
-    slow = []
-    for code, (lo, hi) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)):
-        if hi - lo >= _GROUPED:
-            pairs = order[lo:hi]
-            found[pairs] = _contains(
-                pc.take(folded, pa.array(answer_of_pair[pairs])), kw_unique[code]
-            )
-        elif hi > lo:
-            slow.append(order[lo:hi])
+        found = np.zeros(len(answer_of_pair), dtype=bool)
+
+        def test(codes: list[int]) -> None:
+            for code in codes:
+                pairs = order[bounds[code] : bounds[code + 1]]
+                texts = pc.take(folded, pa.array(answer_of_pair[pairs]))
+                found[pairs] = _contains(texts, kw_unique[code])
+
+        # Each keyword with many pairs is one take and one substring kernel;
+        # both release the GIL, so the keywords are shared between two threads.
+        grouped = [c for c in range(len(kw_unique)) if bounds[c + 1] - bounds[c] >= _GROUPED]
+        done = [pool.submit(test, grouped[1::2])]
+        test(grouped[0::2])
+        for future in done:
+            future.result()
+    slow = [
+        order[bounds[c] : bounds[c + 1]]
+        for c in range(len(kw_unique))
+        if 0 < bounds[c + 1] - bounds[c] < _GROUPED
+    ]
     if slow:
         pairs = np.concatenate(slow)
         texts = pc.take(folded, pa.array(answer_of_pair[pairs])).to_pylist()
@@ -243,23 +399,77 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray, is_answer: np.ndarray)
             kw_unique[c] in t for c, t in zip(pair_code[pairs].tolist(), texts, strict=True)
         ]
     if non_ascii:
-        special = np.flatnonzero(np.isin(answer_of_pair, np.fromiter(non_ascii, np.int64)))
+        is_special = np.zeros(len(folded), dtype=bool)
+        is_special[np.fromiter(non_ascii, np.int64, len(non_ascii))] = True
+        special = np.flatnonzero(is_special[answer_of_pair])
         found[special] = [
-            kw_unique[pair_code[p]] in non_ascii[int(answer_of_pair[p])] for p in special.tolist()
+            kw_unique[c] in non_ascii[a]
+            for c, a in zip(
+                pair_code[special].tolist(), answer_of_pair[special].tolist(), strict=True
+            )
         ]
 
-    grid = pair_version * n_items + pair_item
-    miss = ~found
-    n_missed = np.bincount(grid[miss], minlength=n_versions * n_items)
-    # Pairs are ordered by version, then item, then keyword: the missed ones,
-    # cut at per-grid-row offsets, are the lists in grid order.
-    offsets = np.concatenate([[0], np.cumsum(n_missed)]).astype(np.int32)
-    missed = pa.ListArray.from_arrays(
-        pa.array(offsets),
-        pc.take(kw_text, pa.array(pair_kw[miss])),
-        mask=pa.array(~((row_of.ravel() >= 0) & is_answer)),
+    miss = np.flatnonzero(~found)
+    pair_version = np.searchsorted(np.cumsum(per_version), miss, side="right")
+    cell = pair_version * n_items + kw_item[pair_kw[miss]]
+    n_missed = np.bincount(cell, minlength=n_versions * n_items)
+    # Pairs are ordered by version, then item, then keyword: the missed ones
+    # are the per-cell lists in grid order.
+    return n_missed, pc.take(kw_text, pa.array(pair_kw[miss]))
+
+
+def _index_type(n: int) -> type:
+    return np.int32 if n < 2**31 else np.int64
+
+
+def _metrics_frame(
+    version_dtype: pd.CategoricalDtype,
+    count,
+    flags: dict[str, np.ndarray],
+    is_answer: np.ndarray,
+    missing: np.ndarray,
+) -> pd.DataFrame:
+    """The :func:`score_versions` frame; ``count(mask)`` counts a mask's rows per version."""
+    n_versions = len(version_dtype.categories)
+    numerator, denominator, missed = [], [], []
+    for metric in METRICS:
+        applies = is_answer if metric in ("correctness", "citation") else ~is_answer
+        numerator.append(count(flags[metric]))
+        denominator.append(count(applies))
+        missed.append(count(applies & missing))
+    # (metric, version) -> rows ordered by version, then metric.
+    numerator, denominator, missed = (
+        np.stack(x, axis=1).ravel().astype(np.int64) for x in (numerator, denominator, missed)
     )
-    return n_missed, pd.Series(missed, dtype=_KEYWORDS_DTYPE)
+    measured = denominator > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = numerator / np.where(measured, denominator, np.nan)
+    return pd.DataFrame(
+        {
+            "version": pd.Categorical.from_codes(
+                np.repeat(np.arange(n_versions), len(METRICS)), dtype=version_dtype
+            ),
+            "metric": pd.Categorical.from_codes(
+                np.tile(np.arange(len(METRICS)), n_versions), categories=list(METRICS)
+            ),
+            "numerator": numerator,
+            "denominator": denominator,
+            "value": pd.array(value, dtype="Float64"),
+            "measured": measured,
+            "missing": missed,
+        }
+    )
+
+
+def grid_metrics(grid: Grid) -> pd.DataFrame:
+    """``score_versions(items_frame(data, grid))`` computed from the grid's arrays alone."""
+    n_versions, n_items = grid.row_of.shape
+
+    def count(mask: np.ndarray) -> np.ndarray:
+        return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
+
+    dtype = pd.Categorical.from_codes([], categories=grid.versions).dtype
+    return _metrics_frame(dtype, count, grid.flags(), grid.is_answer, ~grid.present)
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:
@@ -288,40 +498,16 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
     version = items["version"]
     codes = version.cat.codes.to_numpy()
     n_versions = len(version.cat.categories)
-    is_answer = (items["item_type"] == "ANSWER").to_numpy()
-    missing = items["missing"].to_numpy()
 
     def count(mask: np.ndarray) -> np.ndarray:
         return np.bincount(codes[mask & (codes >= 0)], minlength=n_versions).astype(np.int64)
 
-    numerator, denominator, missed = [], [], []
-    for metric, column in _FLAG_OF.items():
-        applies = is_answer if metric in ("correctness", "citation") else ~is_answer
-        numerator.append(count(items[column].fillna(False).to_numpy(dtype=bool)))
-        denominator.append(count(applies))
-        missed.append(count(applies & missing))
-    # (metric, version) -> rows ordered by version, then metric.
-    numerator, denominator, missed = (
-        np.stack(x, axis=1).ravel() for x in (numerator, denominator, missed)
-    )
-    measured = denominator > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = numerator / np.where(measured, denominator, np.nan)
-    return pd.DataFrame(
-        {
-            "version": pd.Categorical.from_codes(
-                np.repeat(np.arange(n_versions), len(METRICS)), dtype=version.dtype
-            ),
-            "metric": pd.Categorical.from_codes(
-                np.tile(np.arange(len(METRICS)), n_versions), categories=list(METRICS)
-            ),
-            "numerator": numerator,
-            "denominator": denominator,
-            "value": pd.array(value, dtype="Float64"),
-            "measured": measured,
-            "missing": missed,
-        }
-    )
+    flags = {
+        metric: items[column].fillna(False).to_numpy(dtype=bool)
+        for metric, column in _FLAG_OF.items()
+    }
+    is_answer = (items["item_type"] == "ANSWER").to_numpy()
+    return _metrics_frame(version.dtype, count, flags, is_answer, items["missing"].to_numpy())
 
 
 def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:

@@ -8,6 +8,8 @@ what was expected and what was received.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -22,7 +24,10 @@ __all__ = [
     "split_keywords",
     "build_golden",
     "build_results",
+    "build_results_joined",
     "arrow_strings",
+    "JoinCodes",
+    "join_codes",
 ]
 
 ITEM_TYPES = ("ANSWER", "REFUSE")
@@ -61,7 +66,8 @@ def _fail(message: str, lines: np.ndarray, position: int, source: str, unit: str
 def _strings(values: pa.Array) -> pa.Array:
     """One contiguous ``large_string`` array (what pandas' ``str`` dtype stores)."""
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+        # combine_chunks copies even a single chunk.
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     return pc.cast(values, pa.large_string())
 
 
@@ -180,6 +186,44 @@ def build_golden(
     )
 
 
+@dataclass(frozen=True)
+class JoinCodes:
+    """The results' version labels and item ids as integer codes, hashed once.
+
+    Attributes
+    ----------
+    versions : tuple of str
+        Version labels in order of first appearance.
+    version : numpy.ndarray
+        Per result row, the position of its label in ``versions`` (-1 when missing).
+    item : numpy.ndarray
+        Per result row, the golden row of its ``item_id``; -1 for an id not in
+        the golden set (or missing).
+    """
+
+    versions: tuple[str, ...]
+    version: np.ndarray
+    item: np.ndarray
+
+
+def _version_codes(versions: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
+    encoded = pc.dictionary_encode(versions)
+    codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return tuple(encoded.dictionary.to_pylist()), codes
+
+
+def _item_codes(ids: pa.Array, golden_ids: pa.Array) -> np.ndarray:
+    found = pc.index_in(ids, value_set=_strings(golden_ids))
+    return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def join_codes(golden: pd.DataFrame, results: pd.DataFrame) -> JoinCodes:
+    """:class:`JoinCodes` of a results DataFrame against a golden DataFrame."""
+    labels, version = _version_codes(arrow_strings(results["version"]))
+    item = _item_codes(arrow_strings(results["item_id"]), arrow_strings(golden["item_id"]))
+    return JoinCodes(labels, version, item)
+
+
 def build_results(
     version: pa.Array,
     item_id: pa.Array,
@@ -205,12 +249,44 @@ def build_results(
         - ``answer`` (str): the answer text, possibly empty.
         - ``line`` (int64): line (or row) number in the input.
     """
+    fields = (version, item_id, cited, refused_flag, answer, lines)
+    return build_results_joined(*fields, None, source=source, unit=unit)[0]
+
+
+def build_results_joined(
+    version: pa.Array,
+    item_id: pa.Array,
+    cited: pa.Array,
+    refused_flag: pa.Array,
+    answer: pa.Array,
+    lines: np.ndarray,
+    golden_ids: pa.Array | None,
+    *,
+    source: str,
+    unit: str = "line",
+) -> tuple[pd.DataFrame, JoinCodes | None]:
+    """:func:`build_results`, plus the :class:`JoinCodes` against ``golden_ids`` when given.
+
+    With the golden ids, ids are hashed once, against the golden set, and the
+    codes serve the duplicate check here and the join when scoring.
+    """
     lines = np.asarray(lines, dtype=np.int64)
     flag = pc.ascii_upper(_strings(refused_flag))
     refused = _mask(pc.equal(flag, "Y").fill_null(False))
     bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
     versions, ids = _strings(version), _strings(item_id)
-    v_codes, i_codes = _codes(versions), _codes(ids)
+    labels, v_codes = _version_codes(versions)
+    if golden_ids is None:
+        item = None
+        i_codes = _codes(ids)
+    else:
+        item = _item_codes(ids, golden_ids)
+        i_codes = item.copy()
+        unknown = np.flatnonzero(item < 0)
+        if len(unknown):
+            # Ids outside the golden set (and missing ones) get codes after the golden rows.
+            extra = _codes(pc.take(ids, pa.array(unknown)))
+            i_codes[unknown] = np.where(extra < 0, -1, extra + len(golden_ids))
     no_version, no_id = v_codes < 0, i_codes < 0
     keys = v_codes * (int(i_codes.max(initial=0)) + 2) + i_codes
     duplicate = pd.Series(keys).duplicated().to_numpy() & ~(no_version | no_id)
@@ -235,7 +311,7 @@ def build_results(
         )
 
     cited = _strings(cited)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "version": pd.Series(versions, dtype="str"),
             "item_id": pd.Series(ids, dtype="str"),
@@ -245,3 +321,4 @@ def build_results(
             "line": lines,
         }
     )
+    return frame, (None if item is None else JoinCodes(labels, v_codes, item))
