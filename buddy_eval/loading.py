@@ -39,6 +39,10 @@ MAX_LISTED_WARNINGS = 10
 class EvalInput:
     """A validated release-gate input.
 
+    Treat it as a snapshot: to change the data, build a new one with
+    :func:`from_frames` rather than editing ``golden`` or ``results`` in place
+    (the id codes computed while validating are kept for scoring).
+
     Attributes
     ----------
     thresholds : Thresholds
