@@ -9,6 +9,7 @@ and both apply the same validation rules.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,14 @@ import pandas as pd
 import pyarrow as pa
 
 from .errors import InputError
-from .parsing import THRESHOLD_NAMES, Thresholds, split_bytes, split_sections, threshold_value
+from .parsing import (
+    THRESHOLD_NAMES,
+    RawSections,
+    Thresholds,
+    split_bytes,
+    split_sections,
+    threshold_value,
+)
 from .validation import (
     JoinCodes,
     arrow_strings,
@@ -139,6 +147,68 @@ def _read_source(source) -> tuple[str | bytes, str]:
     )
 
 
+def _split(content: str | bytes, name: str) -> RawSections:
+    if isinstance(content, bytes):
+        return split_bytes(content, name)
+    return split_sections(content, name)
+
+
+def _frames(raw: RawSections, name: str) -> tuple[pd.DataFrame, pd.DataFrame, JoinCodes]:
+    """Check the fields of every line; the golden and results DataFrames and the join codes."""
+    golden = build_golden(
+        raw.golden["item_id"],
+        raw.golden["item_type"],
+        raw.golden["required_source"],
+        split_keywords(raw.golden["keyword_field"].combine_chunks()),
+        raw.golden["line"].to_numpy(),
+        source=name,
+    )
+    results, codes = build_results_joined(
+        raw.results["version"],
+        raw.results["item_id"],
+        raw.results["cited"],
+        raw.results["refused_flag"],
+        raw.results["answer"],
+        raw.results["line"].to_numpy(),
+        arrow_strings(golden["item_id"]),
+        source=name,
+    )
+    return golden, results, codes
+
+
+_MARKER = re.compile(rb"(?m)^[ \t]*RESULTS[ \t\r]*$")
+
+
+def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> InputError:
+    """The error to report when cutting the input into lines and fields failed.
+
+    The cut stops at its first problem (a line with too few fields, no
+    ``RESULTS`` line, a byte that is not UTF-8), but a field rule (a bad TYPE,
+    a duplicate id, a bad flag) may be broken on an earlier line. Those lines
+    are checked again on their own; the earliest problem wins. Only runs when
+    the input is invalid anyway.
+    """
+    if error.line is None or error.line <= 1:
+        return error
+    data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+    whole = error.message.startswith("no 'RESULTS' line")
+    if not whole:
+        ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+        data = data[: int(ends[error.line - 2]) + 1] if error.line - 2 < len(ends) else data
+    if not _MARKER.search(data):
+        data = data + (b"" if data.endswith(b"\n") or not data else b"\n") + b"RESULTS\n"
+    try:
+        raw = split_bytes(data, name)
+    except InputError:
+        return error
+    try:
+        _frames(raw, name)
+    except InputError as earlier:
+        if earlier.line is not None and (whole or earlier.line < error.line):
+            return earlier
+    return error
+
+
 def load(source) -> EvalInput:
     """Read a release-gate input in the canonical text format.
 
@@ -170,29 +240,12 @@ def load(source) -> EvalInput:
     if isinstance(source, EvalInput):
         return source
     content, name = _read_source(source)
-    if isinstance(content, bytes):
-        raw = split_bytes(content, name)
-    else:
-        raw = split_sections(content, name)
+    try:
+        raw = _split(content, name)
+    except InputError as error:
+        raise _first_in_file_order(content, name, error) from None
     del content
-    golden = build_golden(
-        raw.golden["item_id"],
-        raw.golden["item_type"],
-        raw.golden["required_source"],
-        split_keywords(raw.golden["keyword_field"].combine_chunks()),
-        raw.golden["line"].to_numpy(),
-        source=name,
-    )
-    results, codes = build_results_joined(
-        raw.results["version"],
-        raw.results["item_id"],
-        raw.results["cited"],
-        raw.results["refused_flag"],
-        raw.results["answer"],
-        raw.results["line"].to_numpy(),
-        arrow_strings(golden["item_id"]),
-        source=name,
-    )
+    golden, results, codes = _frames(raw, name)
     data = EvalInput(
         thresholds=raw.thresholds,
         golden=golden,

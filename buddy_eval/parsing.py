@@ -33,7 +33,9 @@ __all__ = [
 _FIELD_SEP = r"[ \t]+"
 _GOLDEN_FIELDS = ("item_id", "item_type", "required_source", "keyword_field")
 _RESULT_FIELDS = ("version", "item_id", "cited", "refused_flag", "answer")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+# ASCII digits only; an exponent of at most four digits keeps the exact
+# fraction small (1e-99999999 would take minutes to build).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 THRESHOLD_NAMES = ("correctness", "citation", "refusal")
 
 
@@ -319,7 +321,9 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     short = np.flatnonzero(g_found < 3)
     if len(short):
         got = _short_field_count(data, g_cs, g_ce, short[0])
-        hint = " (the section marker is 'RESULTS', upper case)" if got == 1 else ""
+        first_field = data[g_cs[short[0]] : g_ce[short[0]]].strip(b" \t\r")
+        is_marker = got == 1 and first_field.lower() == b"results"
+        hint = " (the section marker is 'RESULTS', upper case)" if is_marker else ""
         raise InputError(
             "expected a golden item '<id> <ANSWER|REFUSE> <requiredSource> <keywords>' "
             f"with at least 4 fields, got {got}{hint}",

@@ -40,11 +40,10 @@ _FLAG_OF = {
 
 
 def normalize_text(texts: pa.Array) -> list[str]:
-    """Fold text for keyword matching: Unicode case folding, blanks collapsed.
+    """Fold text for keyword matching: Unicode case folding (``str.casefold``).
 
-    Runs of spaces and tabs become one space (fields of the input format are
-    separated by such runs, so their length carries no meaning), then
-    ``str.casefold`` is applied, so ``STRASSE`` contains ``straße``. For
+    ``STRASSE`` folds to ``strasse``, as does ``straße``. Blanks inside the
+    text are kept as written: the answer is the rest of its line. For
     ASCII text, case folding is plain lower-casing, which pyarrow does for the
     whole column at once; only non-ASCII strings go through Python.
     """
@@ -58,26 +57,18 @@ def normalize_text(texts: pa.Array) -> list[str]:
 def _fold(texts: pa.Array) -> tuple[pa.Array, dict[int, str]]:
     """Folded text as an array, exact for ASCII strings, plus the others folded.
 
-    Returns the column with blanks collapsed and ASCII letters lower-cased
-    (for an ASCII string that is its case folding), and, for each non-ASCII
-    string, its position and true ``str.casefold`` value.
+    Returns the column with ASCII letters lower-cased (for an ASCII string
+    that is its case folding) and, for each non-ASCII string, its position and
+    true ``str.casefold`` value.
     """
     texts = pc.cast(texts, pa.large_string())
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     # A few passes of numpy over the text bytes (no copy) are much faster than
     # the per-string kernels, which run only when needed.
+    # A pass of numpy over the text bytes (no copy) is much faster than the
+    # per-string kernel, which runs only when some text is not ASCII.
     raw = _text_bytes(texts)
-    if _any_byte(raw, _is_tab) or _any_byte(raw, _is_double_space, overlap=1):
-        ragged = pc.or_(pc.match_substring(texts, "\t"), pc.match_substring(texts, "  "))
-        rows = np.flatnonzero(_bools(ragged))
-        if len(rows):
-            mask = np.zeros(len(texts), dtype=bool)
-            mask[rows] = True
-            spaced = pc.replace_substring_regex(
-                pc.take(texts, pa.array(rows)), r"[ \t]{2,}|\t", " "
-            )
-            texts = pc.replace_with_mask(texts, pa.array(mask), spaced)
     folded = {}
     if _any_byte(raw, _is_non_ascii):
         non_ascii = np.flatnonzero(~_bools(pc.string_is_ascii(texts)))
@@ -85,15 +76,6 @@ def _fold(texts: pa.Array) -> tuple[pa.Array, dict[int, str]]:
         folded = {i: t.casefold() for i, t in zip(non_ascii.tolist(), values, strict=True)}
     del raw
     return pc.ascii_lower(texts), folded
-
-
-def _is_tab(block: np.ndarray) -> np.ndarray:
-    return block == 9
-
-
-def _is_double_space(block: np.ndarray) -> np.ndarray:
-    space = block == 32
-    return space[1:] & space[:-1]
 
 
 def _is_non_ascii(block: np.ndarray) -> np.ndarray:

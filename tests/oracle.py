@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 
 METRICS = ("correctness", "citation", "refusal")
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
 
 
 class OracleError(Exception):
@@ -23,7 +23,7 @@ class OracleError(Exception):
 
 
 def _fold(text: str) -> str:
-    return re.sub(r"[ \t]+", " ", text).casefold()
+    return text.casefold()
 
 
 def _half_up(value: Fraction | None) -> str:

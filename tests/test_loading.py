@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from fractions import Fraction
 
 import pandas as pd
 import pytest
@@ -207,6 +208,42 @@ def test_input_errors(text, line, message):
     assert error.line == line
     assert message in error.message
     assert str(error).startswith(f"<bytes>:{line}: ")
+
+
+@pytest.mark.parametrize("value", ["０.５", "٠.٥", "1e-99999999", "1e99999", "0x1", "1/2", "0,5"])
+def test_thresholds_are_plain_ascii_decimals(value):
+    error = error_of(f"THRESHOLDS {value} 0 0\nRESULTS\n")
+    assert error.message.startswith("correctness threshold must be a decimal number in [0, 1]")
+
+
+@pytest.mark.parametrize("value", ["+0.5", "00.5", "0.", ".5", "1.00", "5e-1", "-0"])
+def test_threshold_spellings_accepted(value):
+    data = load(GOOD.replace("THRESHOLDS 0.5", f"THRESHOLDS {value}"))
+    assert data.thresholds.correctness == Fraction(value.replace("+", ""))
+
+
+def test_marker_hint_only_for_a_mistyped_results_line():
+    assert "upper case" in error_of("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nResults\n").message
+    assert "upper case" not in error_of("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\n\f\nRESULTS\n").message
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # a field rule on an earlier line beats a line with too few fields later
+        ("THRESHOLDS 0 0 0\nq1 ASK L1 a\nq2 ANSWER\nRESULTS\n", 2),
+        ("THRESHOLDS 0 0 0\nq1 ASK L1 a\nRESULTS\nOLD q1\n", 2),
+        ("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 x a\nNEW q1\n", 4),
+        # ... and beats a missing RESULTS line
+        ("THRESHOLDS 0 0 0\nq1 ANSWER - a\nq2 ANSWER L1 a\n", 2),
+        # ... and bytes that are not UTF-8 further down
+        (b"THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N \xff\n", 3),
+        # a short line before a field error is still first
+        ("THRESHOLDS 0 0 0\nq1 ANSWER\nq2 ASK L1 a\nRESULTS\n", 2),
+    ],
+)
+def test_errors_are_reported_in_file_order(text, line):
+    assert error_of(text).line == line
 
 
 def test_the_first_error_in_file_order_wins():

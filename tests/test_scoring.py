@@ -48,13 +48,16 @@ def test_every_keyword_must_be_contained():
     assert lines(out)[1].startswith("NEW: correctness 0.00 citation 1.00")
 
 
-def test_keyword_with_spaces_matches_across_any_run_of_blanks():
+def test_blanks_inside_keywords_and_answers_are_literal():
+    # The answer is the rest of the line as written: "try  block" (two spaces)
+    # and "try<TAB>block" do not contain the keyword "try block".
     out = gate(
-        "q1 ANSWER L1 try block, catch",
-        "OLD q1 L1 N use a try  block and catch\nNEW q1 L1 N use a try\tblock; catch",
+        "q1 ANSWER L1 try block, catch\nq2 ANSWER L1 a  b",
+        "OLD q1 L1 N use a try block and catch\nOLD q2 L1 N a  b\n"
+        "NEW q1 L1 N use a try  block and catch\nNEW q2 L1 N a\tb",
     )
     assert lines(out)[0].startswith("OLD: correctness 1.00")
-    assert lines(out)[1].startswith("NEW: correctness 1.00")
+    assert lines(out)[1].startswith("NEW: correctness 0.00")
 
 
 def test_answer_item_without_keywords_is_correct_when_answered():
