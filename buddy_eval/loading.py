@@ -33,7 +33,7 @@ from .validation import (
     JoinCodes,
     arrow_strings,
     build_golden,
-    build_results_joined,
+    build_results,
     join_codes,
     split_keywords,
 )
@@ -163,7 +163,7 @@ def _frames(raw: RawSections, name: str) -> tuple[pd.DataFrame, pd.DataFrame, Jo
         raw.golden["line"].to_numpy(),
         source=name,
     )
-    results, codes = build_results_joined(
+    results, codes = build_results(
         raw.results["version"],
         raw.results["item_id"],
         raw.results["cited"],
@@ -394,7 +394,7 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
         source="golden DataFrame",
         unit="row",
     )
-    results_frame, codes = build_results_joined(
+    results_frame, codes = build_results(
         _strings(results["version"]),
         _strings(results["item_id"]),
         _strings(results["cited"], "-"),

@@ -23,7 +23,6 @@ __all__ = [
     "METRICS",
     "RATE_METRICS",
     "check_versions",
-    "normalize_text",
     "score_items",
     "score_versions",
 ]
@@ -37,21 +36,6 @@ _FLAG_OF = {
     "refusal": "refused_ok",
     "violations": "violation",
 }
-
-
-def normalize_text(texts: pa.Array) -> list[str]:
-    """Fold text for keyword matching: Unicode case folding (``str.casefold``).
-
-    ``STRASSE`` folds to ``strasse``, as does ``straße``. Blanks inside the
-    text are kept as written: the answer is the rest of its line. For
-    ASCII text, case folding is plain lower-casing, which pyarrow does for the
-    whole column at once; only non-ASCII strings go through Python.
-    """
-    folded, non_ascii = _fold(texts)
-    lowered = folded.to_pylist()
-    for i, text in non_ascii.items():
-        lowered[i] = text
-    return lowered
 
 
 def _fold(texts: pa.Array) -> tuple[pa.Array, dict[int, str]]:

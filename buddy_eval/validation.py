@@ -24,7 +24,6 @@ __all__ = [
     "split_keywords",
     "build_golden",
     "build_results",
-    "build_results_joined",
     "arrow_strings",
     "JoinCodes",
     "join_codes",
@@ -231,15 +230,19 @@ def build_results(
     refused_flag: pa.Array,
     answer: pa.Array,
     lines: np.ndarray,
+    golden_ids: pa.Array,
     *,
     source: str,
     unit: str = "line",
-) -> pd.DataFrame:
-    """Validate result fields and return the results DataFrame.
+) -> tuple[pd.DataFrame, JoinCodes]:
+    """Validate result fields; the results DataFrame and its :class:`JoinCodes`.
+
+    Ids are hashed once, against ``golden_ids``, and the codes serve the
+    duplicate check here and the join when scoring.
 
     Returns
     -------
-    pandas.DataFrame
+    results : pandas.DataFrame
         One row per result line, in input order:
 
         - ``version`` (str): the version label, case-sensitive.
@@ -248,27 +251,8 @@ def build_results(
         - ``refused`` (bool): the Y/N flag.
         - ``answer`` (str): the answer text, possibly empty.
         - ``line`` (int64): line (or row) number in the input.
-    """
-    fields = (version, item_id, cited, refused_flag, answer, lines)
-    return build_results_joined(*fields, None, source=source, unit=unit)[0]
-
-
-def build_results_joined(
-    version: pa.Array,
-    item_id: pa.Array,
-    cited: pa.Array,
-    refused_flag: pa.Array,
-    answer: pa.Array,
-    lines: np.ndarray,
-    golden_ids: pa.Array | None,
-    *,
-    source: str,
-    unit: str = "line",
-) -> tuple[pd.DataFrame, JoinCodes | None]:
-    """:func:`build_results`, plus the :class:`JoinCodes` against ``golden_ids`` when given.
-
-    With the golden ids, ids are hashed once, against the golden set, and the
-    codes serve the duplicate check here and the join when scoring.
+    codes : JoinCodes
+        Version and golden-row codes of every result row.
     """
     lines = np.asarray(lines, dtype=np.int64)
     flag = pc.ascii_upper(_strings(refused_flag))
@@ -276,17 +260,13 @@ def build_results_joined(
     bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
     versions, ids = _strings(version), _strings(item_id)
     labels, v_codes = _version_codes(versions)
-    if golden_ids is None:
-        item = None
-        i_codes = _codes(ids)
-    else:
-        item = _item_codes(ids, golden_ids)
-        i_codes = item.copy()
-        unknown = np.flatnonzero(item < 0)
-        if len(unknown):
-            # Ids outside the golden set (and missing ones) get codes after the golden rows.
-            extra = _codes(pc.take(ids, pa.array(unknown)))
-            i_codes[unknown] = np.where(extra < 0, -1, extra + len(golden_ids))
+    item = _item_codes(ids, golden_ids)
+    i_codes = item.copy()
+    unknown = np.flatnonzero(item < 0)
+    if len(unknown):
+        # Ids outside the golden set (and missing ones) get codes after the golden rows.
+        extra = _codes(pc.take(ids, pa.array(unknown)))
+        i_codes[unknown] = np.where(extra < 0, -1, extra + len(golden_ids))
     no_version, no_id = v_codes < 0, i_codes < 0
     keys = v_codes * (int(i_codes.max(initial=0)) + 2) + i_codes
     duplicate = pd.Series(keys).duplicated().to_numpy() & ~(no_version | no_id)
@@ -321,4 +301,4 @@ def build_results_joined(
             "line": lines,
         }
     )
-    return frame, (None if item is None else JoinCodes(labels, v_codes, item))
+    return frame, JoinCodes(labels, v_codes, item)
