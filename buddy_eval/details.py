@@ -14,12 +14,12 @@ from fractions import Fraction
 import pandas as pd
 
 from .formatting import format_fraction
+from .scoring import ITEM_TYPE_OF
 from .stats import DEFAULT_MIN_PAIRED, changed_items, compare, violation_upper_bound
 
 __all__ = ["MAX_LISTED_IDS", "details", "format_details"]
 
 MAX_LISTED_IDS = 10
-_TYPE_OF = {"correctness": "ANSWER", "citation": "ANSWER", "refusal": "REFUSE"}
 
 
 def _fmt(value, sign: bool = False) -> str:
@@ -105,10 +105,11 @@ def format_details(
         metric = str(row.metric)
         lines.append("")
         total = row.n_paired + row.missing
+        item_type = ITEM_TYPE_OF[metric]
         if total == 0:
-            lines.append(f"{metric}: not measured (the golden set has no {_TYPE_OF[metric]} item)")
+            lines.append(f"{metric}: not measured (the golden set has no {item_type} item)")
             continue
-        head = f"{metric}: {row.n_paired} of {_count(total, _TYPE_OF[metric] + ' item')} paired"
+        head = f"{metric}: {row.n_paired} of {_count(total, item_type + ' item')} paired"
         if row.missing:
             head += f", {row.missing} missing in either version (not paired)"
         lines.append(head)

@@ -20,6 +20,8 @@ from .loading import EvalInput
 from .validation import arrow_strings
 
 __all__ = [
+    "FLAG_OF",
+    "ITEM_TYPE_OF",
     "METRICS",
     "RATE_METRICS",
     "check_versions",
@@ -30,11 +32,18 @@ __all__ = [
 RATE_METRICS = ("correctness", "citation", "refusal")
 METRICS = (*RATE_METRICS, "violations")
 _KEYWORDS_DTYPE = pd.ArrowDtype(pa.list_(pa.string()))
-_FLAG_OF = {
+#: The per-item column each metric counts, and the golden item type it is measured over.
+FLAG_OF = {
     "correctness": "correct",
     "citation": "cited_ok",
     "refusal": "refused_ok",
     "violations": "violation",
+}
+ITEM_TYPE_OF = {
+    "correctness": "ANSWER",
+    "citation": "ANSWER",
+    "refusal": "REFUSE",
+    "violations": "REFUSE",
 }
 
 
@@ -399,7 +408,7 @@ def _metrics_frame(
     n_versions = len(version_dtype.categories)
     numerator, denominator, missed = [], [], []
     for metric in METRICS:
-        applies = is_answer if metric in ("correctness", "citation") else ~is_answer
+        applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
         numerator.append(count(flags[metric]))
         denominator.append(count(applies))
         missed.append(count(applies & missing))
@@ -470,7 +479,7 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
 
     flags = {
         metric: items[column].fillna(False).to_numpy(dtype=bool)
-        for metric, column in _FLAG_OF.items()
+        for metric, column in FLAG_OF.items()
     }
     is_answer = (items["item_type"] == "ANSWER").to_numpy()
     return _metrics_frame(version.dtype, count, flags, is_answer, items["missing"].to_numpy())

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .scoring import RATE_METRICS
+from .scoring import FLAG_OF, ITEM_TYPE_OF, RATE_METRICS
 
 __all__ = [
     "DEFAULT_MIN_PAIRED",
@@ -53,8 +53,6 @@ __all__ = [
 
 DEFAULT_MIN_PAIRED = 20
 OUTCOMES = ("both_pass", "both_fail", "fixed", "regressed", "missing")
-_FLAG_OF = {"correctness": "correct", "citation": "cited_ok", "refusal": "refused_ok"}
-_TYPE_OF = {"correctness": "ANSWER", "citation": "ANSWER", "refusal": "REFUSE"}
 _COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "missing"]
 _FLOAT_COLUMNS = [
     "baseline_rate",
@@ -417,8 +415,8 @@ def paired_outcomes(evaluation) -> pd.DataFrame:
     cand_missing = cand["missing"].to_numpy(dtype=bool)
     frames = []
     for metric in RATE_METRICS:
-        keep = item_type == _TYPE_OF[metric]
-        flag = _FLAG_OF[metric]
+        keep = item_type == ITEM_TYPE_OF[metric]
+        flag = FLAG_OF[metric]
         b = base[flag].to_numpy(dtype=bool, na_value=False)[keep]
         c = cand[flag].to_numpy(dtype=bool, na_value=False)[keep]
         bm, cm = base_missing[keep], cand_missing[keep]
@@ -589,7 +587,7 @@ def _note(
     metric: str, measured: bool, n_paired: int, missing: int, min_paired: int, ready: bool
 ) -> str | None:
     if not measured:
-        return f"not measured: the golden set has no {_TYPE_OF[metric]} item"
+        return f"not measured: the golden set has no {ITEM_TYPE_OF[metric]} item"
     if ready:
         return None
     if n_paired == 0:
