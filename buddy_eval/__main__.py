@@ -1,7 +1,5 @@
 """``python -m buddy_eval INPUT``: the same as ``buddy-eval INPUT``."""
 
-import sys
+from .cli import console_main
 
-from .cli import main
-
-sys.exit(main())
+console_main()

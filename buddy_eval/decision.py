@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .parsing import Thresholds
-from .scoring import RATE_METRICS
+from .scoring import RATE_METRICS, Counts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Decision", "REASON_ORDER", "decide", "exact_values"]
 
@@ -47,8 +49,15 @@ class Decision:
         return self.verdict
 
 
-def exact_values(metrics: pd.DataFrame, version: str) -> dict[str, Fraction | int | None]:
+def exact_values(metrics: pd.DataFrame | Counts, version: str) -> dict[str, Fraction | int | None]:
     """One version's metrics as exact numbers.
+
+    Parameters
+    ----------
+    metrics : pandas.DataFrame or Counts
+        Output of :func:`buddy_eval.scoring.score_versions`, or the counts
+        behind it.
+    version : str
 
     Returns
     -------
@@ -56,6 +65,8 @@ def exact_values(metrics: pd.DataFrame, version: str) -> dict[str, Fraction | in
         ``correctness``, ``citation``, ``refusal``: a :class:`~fractions.Fraction`,
         or None when not measured; ``violations``: an int count.
     """
+    if isinstance(metrics, Counts):
+        return metrics.values(version)
     rows = metrics[metrics["version"] == version].set_index("metric")
     values: dict[str, Fraction | int | None] = {}
     for metric in RATE_METRICS:
@@ -66,7 +77,7 @@ def exact_values(metrics: pd.DataFrame, version: str) -> dict[str, Fraction | in
 
 
 def decide(
-    metrics: pd.DataFrame, thresholds: Thresholds, baseline: str, candidate: str
+    metrics: pd.DataFrame | Counts, thresholds: Thresholds, baseline: str, candidate: str
 ) -> Decision:
     """Decide whether ``candidate`` may replace ``baseline``.
 
@@ -77,8 +88,9 @@ def decide(
 
     Parameters
     ----------
-    metrics : pandas.DataFrame
-        Output of :func:`buddy_eval.scoring.score_versions` holding both labels.
+    metrics : pandas.DataFrame or Counts
+        Output of :func:`buddy_eval.scoring.score_versions` (or the counts
+        behind it) holding both labels.
     thresholds : Thresholds
     baseline, candidate : str
         Version labels.

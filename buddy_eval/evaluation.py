@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
-from .decision import Decision, decide, exact_values
+from .decision import Decision, decide
 from .formatting import format_report
 from .loading import EvalInput, load
 from .parsing import Thresholds
-from .scoring import check_versions, grid_metrics, items_frame, score_grid
+from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Evaluation", "evaluate", "report"]
 
@@ -37,6 +41,8 @@ class Evaluation:
     metrics : pandas.DataFrame
         Per (version, metric) numerators, denominators and values (see
         :func:`buddy_eval.scoring.score_versions`).
+    counts : Counts
+        The same exact counts as arrays (what the decision and the report read).
     decision : Decision
         RELEASE or BLOCK with the ordered reasons.
     warnings : tuple of str
@@ -53,14 +59,19 @@ class Evaluation:
         # The gate needs per-version counts only: they come from the grid's
         # arrays, and the per-item DataFrame is built when first asked for.
         self._grid = score_grid(data, [baseline, candidate, *others])
-        self.metrics = grid_metrics(self._grid)
-        self.decision: Decision = decide(self.metrics, data.thresholds, baseline, candidate)
+        self.counts: Counts = grid_counts(self._grid)
+        self.decision: Decision = decide(self.counts, data.thresholds, baseline, candidate)
         self.warnings = data.warnings + self._missing_warnings()
 
     @cached_property
     def items(self) -> pd.DataFrame:
         """Per (version, golden item) outcomes (computed on first use, then kept)."""
         return items_frame(self.data, self._grid)
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """Per (version, metric) exact counts and values (built on first use, then kept)."""
+        return self.counts.to_frame()
 
     @property
     def thresholds(self) -> Thresholds:
@@ -73,7 +84,7 @@ class Evaluation:
 
     def values(self, version: str) -> dict[str, Fraction | int | None]:
         """One version's metrics as exact fractions (None when not measured)."""
-        return exact_values(self.metrics, version)
+        return self.counts.values(version)
 
     def report(self) -> str:
         """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
@@ -94,13 +105,14 @@ class Evaluation:
 
     def _missing_warnings(self) -> tuple[str, ...]:
         warnings = []
-        golden = self.data.golden
+        golden = self.data.golden_columns
         # The baseline and the candidate are the grid's first two versions.
         for position, version in enumerate((self.baseline, self.candidate)):
             missing = np.flatnonzero(self._grid.row_of[position] < 0)
             listed = missing[:MAX_LISTED_MISSING]
-            lines = golden["line"].to_numpy()[listed].tolist()
-            for item_id, line in zip(golden["item_id"].iloc[listed].tolist(), lines, strict=True):
+            lines = golden.line[listed].tolist()
+            ids = golden.item_id.take(pa.array(listed, pa.int64())).to_pylist()
+            for item_id, line in zip(ids, lines, strict=True):
                 warnings.append(
                     f"{self.data.source}:{line}: golden item {item_id!r} has no "
                     f"result for version {version!r}; it counts as failed"

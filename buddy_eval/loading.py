@@ -12,14 +12,14 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
+from .columns import GoldenColumns, JoinCodes, ResultColumns
 from .errors import InputError
 from .parsing import (
     THRESHOLD_NAMES,
@@ -29,27 +29,23 @@ from .parsing import (
     split_sections,
     threshold_value,
 )
-from .validation import (
-    JoinCodes,
-    arrow_strings,
-    build_golden,
-    build_results,
-    join_codes,
-    split_keywords,
-)
+from .validation import check_input, split_keywords
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EvalInput", "load", "from_frames"]
 
 MAX_LISTED_WARNINGS = 10
 
 
-@dataclass(frozen=True, eq=False)
 class EvalInput:
     """A validated release-gate input.
 
-    Treat it as a snapshot: to change the data, build a new one with
-    :func:`from_frames` rather than editing ``golden`` or ``results`` in place
-    (the id codes computed while validating are kept for scoring).
+    Build it with :func:`load` or :func:`from_frames`. It is a snapshot:
+    scoring reads the columns checked while loading, so to change the data,
+    build a new one with :func:`from_frames` (editing ``golden`` or
+    ``results`` in place changes nothing that is scored).
 
     Attributes
     ----------
@@ -57,10 +53,11 @@ class EvalInput:
         Minimum correctness, citation and refusal rates, as exact fractions.
     golden : pandas.DataFrame
         One row per golden item: ``item_id``, ``item_type``,
-        ``required_source``, ``keywords``, ``line``.
+        ``required_source``, ``keywords``, ``line`` (built on first use).
     results : pandas.DataFrame
         One row per result line, every version label included: ``version``,
-        ``item_id``, ``cited``, ``refused``, ``answer``, ``line``.
+        ``item_id``, ``cited``, ``refused``, ``answer``, ``line`` (built on
+        first use).
     source : str
         Where the input came from (a path, ``<stdin>``, ``<text>``, ...).
     warnings : tuple of str
@@ -69,22 +66,39 @@ class EvalInput:
         Line number of the ``RESULTS`` marker (None for DataFrame input).
     """
 
-    thresholds: Thresholds
-    golden: pd.DataFrame
-    results: pd.DataFrame
-    source: str = "<input>"
-    warnings: tuple[str, ...] = field(default=())
-    results_line: int | None = None
+    def __init__(
+        self,
+        thresholds: Thresholds,
+        golden: GoldenColumns,
+        results: ResultColumns,
+        join: JoinCodes,
+        *,
+        source: str = "<input>",
+        warnings: tuple[str, ...] = (),
+        results_line: int | None = None,
+    ):
+        self.thresholds = thresholds
+        self.source = source
+        self.warnings = tuple(warnings)
+        self.results_line = results_line
+        self.golden_columns = golden
+        self.result_columns = results
+        self.join = join
+
+    @cached_property
+    def golden(self) -> pd.DataFrame:
+        """One row per golden item (see the class docstring)."""
+        return self.golden_columns.to_frame()
+
+    @cached_property
+    def results(self) -> pd.DataFrame:
+        """One row per result line (see the class docstring)."""
+        return self.result_columns.to_frame()
 
     @property
     def versions(self) -> list[str]:
         """Version labels in order of first appearance in the results."""
-        return list(self._join.versions)
-
-    @cached_property
-    def _join(self) -> JoinCodes:
-        """Version and golden-row codes of every result row (set by :func:`load`)."""
-        return join_codes(self.golden, self.results)
+        return list(self.join.versions)
 
     @classmethod
     def from_frames(cls, golden, results, thresholds, *, source: str = "DataFrames"):
@@ -94,24 +108,25 @@ class EvalInput:
     def __repr__(self) -> str:
         t = ", ".join(f"{k}={float(v):g}" for k, v in self.thresholds.as_dict().items())
         return (
-            f"EvalInput(source={self.source!r}, golden={len(self.golden)} items, "
-            f"results={len(self.results)} lines, versions={self.versions}, thresholds: {t})"
+            f"EvalInput(source={self.source!r}, golden={len(self.golden_columns)} items, "
+            f"results={len(self.result_columns)} lines, versions={self.versions}, "
+            f"thresholds: {t})"
         )
 
 
-def _with_join(data: EvalInput, codes: JoinCodes) -> EvalInput:
-    """Keep the codes computed while validating, so scoring does not hash ids again."""
-    data.__dict__["_join"] = codes
-    return data
-
-
-def _unknown_id_warnings(results: pd.DataFrame, codes: JoinCodes, source: str, unit: str):
+def _unknown_id_warnings(results: ResultColumns, codes: JoinCodes, source: str, unit: str):
     rows = np.flatnonzero(codes.item < 0)
     where = (lambda n: f"{source}, row {n}") if unit == "row" else (lambda n: f"{source}:{n}")
+    listed = rows[:MAX_LISTED_WARNINGS]
     warnings = [
-        f"{where(row.line)}: result for id {row.item_id!r} (version {row.version!r}) "
+        f"{where(line)}: result for id {item_id!r} (version {version!r}) "
         "is not in the golden set and is ignored"
-        for row in results.iloc[rows[:MAX_LISTED_WARNINGS]].itertuples()
+        for line, item_id, version in zip(
+            results.line[listed].tolist(),
+            results.item_id.take(pa.array(listed, pa.int64())).to_pylist(),
+            results.version.take(pa.array(listed, pa.int64())).to_pylist(),
+            strict=True,
+        )
     ]
     if len(rows) > MAX_LISTED_WARNINGS:
         warnings.append(
@@ -153,27 +168,10 @@ def _split(content: str | bytes, name: str) -> RawSections:
     return split_sections(content, name)
 
 
-def _frames(raw: RawSections, name: str) -> tuple[pd.DataFrame, pd.DataFrame, JoinCodes]:
-    """Check the fields of every line; the golden and results DataFrames and the join codes."""
-    golden = build_golden(
-        raw.golden["item_id"],
-        raw.golden["item_type"],
-        raw.golden["required_source"],
-        split_keywords(raw.golden["keyword_field"].combine_chunks()),
-        raw.golden["line"].to_numpy(),
-        source=name,
-    )
-    results, codes = build_results(
-        raw.results["version"],
-        raw.results["item_id"],
-        raw.results["cited"],
-        raw.results["refused_flag"],
-        raw.results["answer"],
-        raw.results["line"].to_numpy(),
-        arrow_strings(golden["item_id"]),
-        source=name,
-    )
-    return golden, results, codes
+def _frames(raw: RawSections, name: str) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
+    """Check the fields of every line; the golden and result columns and the join codes."""
+    golden = dict(raw.golden, keywords=split_keywords(raw.golden["keyword_field"]))
+    return check_input(golden, raw.results, sources=(name, name))
 
 
 _MARKER = re.compile(rb"(?m)^[ \t]*RESULTS[ \t\r]*$")
@@ -246,21 +244,23 @@ def load(source) -> EvalInput:
         raise _first_in_file_order(content, name, error) from None
     del content
     golden, results, codes = _frames(raw, name)
-    data = EvalInput(
-        thresholds=raw.thresholds,
-        golden=golden,
-        results=results,
+    # The parser's temporaries are freed but kept by pyarrow's allocator;
+    # handing them back lowers the peak of what comes next (scoring).
+    pa.default_memory_pool().release_unused()
+    return EvalInput(
+        raw.thresholds,
+        golden,
+        results,
+        codes,
         source=name,
         warnings=_unknown_id_warnings(results, codes, name, "line"),
         results_line=raw.results_line,
     )
-    # The parser's temporaries are freed but kept by pyarrow's allocator;
-    # handing them back lowers the peak of what comes next (scoring).
-    pa.default_memory_pool().release_unused()
-    return _with_join(data, codes)
 
 
 def _require_columns(frame, columns: Sequence[str], what: str) -> None:
+    import pandas as pd  # only DataFrame input needs it; the text path never imports pandas
+
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=what)
     missing = [c for c in columns if c not in frame.columns]
@@ -278,6 +278,8 @@ def _strings(values: pd.Series, missing: str | None = None) -> pa.Array:
 
 
 def _is_missing(value) -> bool:
+    import pandas as pd
+
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
@@ -385,31 +387,30 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
     result_columns = ("version", "item_id", "cited", "refused", "answer")
     _require_columns(golden, golden_columns, "golden DataFrame")
     _require_columns(results, result_columns, "results DataFrame")
-    golden_frame = build_golden(
-        _strings(golden["item_id"]),
-        _strings(golden["item_type"], ""),
-        _strings(golden["required_source"]),
-        _keyword_lists(golden["keywords"]),
-        np.arange(1, len(golden) + 1),
-        source="golden DataFrame",
+    golden_columns, result_columns, codes = check_input(
+        {
+            "item_id": _strings(golden["item_id"]),
+            "item_type": _strings(golden["item_type"], ""),
+            "required_source": _strings(golden["required_source"]),
+            "keywords": _keyword_lists(golden["keywords"]),
+            "line": np.arange(1, len(golden) + 1),
+        },
+        {
+            "version": _strings(results["version"]),
+            "item_id": _strings(results["item_id"]),
+            "cited": _strings(results["cited"], "-"),
+            "refused_flag": _refused_flags(results["refused"]),
+            "answer": _strings(results["answer"], ""),
+            "line": np.arange(1, len(results) + 1),
+        },
+        sources=("golden DataFrame", "results DataFrame"),
         unit="row",
     )
-    results_frame, codes = build_results(
-        _strings(results["version"]),
-        _strings(results["item_id"]),
-        _strings(results["cited"], "-"),
-        _refused_flags(results["refused"]),
-        _strings(results["answer"], ""),
-        np.arange(1, len(results) + 1),
-        arrow_strings(golden_frame["item_id"]),
-        source="results DataFrame",
-        unit="row",
-    )
-    data = EvalInput(
-        thresholds=_thresholds(thresholds, source),
-        golden=golden_frame,
-        results=results_frame,
+    return EvalInput(
+        _thresholds(thresholds, source),
+        golden_columns,
+        result_columns,
+        codes,
         source=source,
-        warnings=_unknown_id_warnings(results_frame, codes, "results DataFrame", "row"),
+        warnings=_unknown_id_warnings(result_columns, codes, "results DataFrame", "row"),
     )
-    return _with_join(data, codes)

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import Texts
 from .errors import InputError
 
 __all__ = [
@@ -65,17 +66,18 @@ class Thresholds:
 class RawSections:
     """The input's lines, cut into sections and fields but not yet checked.
 
-    ``golden`` has the string columns ``item_id``, ``item_type``,
-    ``required_source``, ``keyword_field`` (everything after the third field);
-    ``results`` has ``version``, ``item_id``, ``cited``, ``refused_flag``,
-    ``answer`` (everything after the fourth field, possibly empty). Both carry
-    ``line``, the 1-based line number in the file.
+    ``golden`` maps ``item_id``, ``item_type``, ``required_source``,
+    ``keyword_field`` (everything after the third field) to string arrays;
+    ``results`` maps ``version``, ``item_id``, ``cited``, ``refused_flag`` to
+    string arrays and ``answer`` (everything after the fourth field, possibly
+    empty) to :class:`~buddy_eval.columns.Texts` viewing the input bytes. Both
+    map ``line`` to the 1-based line numbers in the file.
     """
 
     source: str
     thresholds: Thresholds
-    golden: pa.Table
-    results: pa.Table
+    golden: dict
+    results: dict
     results_line: int
 
 
@@ -188,13 +190,13 @@ def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     between them.
     """
     if len(starts) == 0:
-        return pa.array([], pa.large_string())
-    offsets = np.empty(2 * len(starts), np.int64)
+        return pa.array([], pa.string())
+    small = len(data) < 2**31
+    offsets = np.empty(2 * len(starts), np.int32 if small else np.int64)
     offsets[0::2] = starts
     offsets[1::2] = ends
-    return pa.LargeStringArray.from_buffers(
-        len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data)
-    )
+    kind = pa.StringArray if small else pa.LargeStringArray
+    return kind.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 def _first_blank(data: bytes, starts: np.ndarray, ends: np.ndarray, tabs: bool) -> np.ndarray:
@@ -209,16 +211,19 @@ def _first_blank(data: bytes, starts: np.ndarray, ends: np.ndarray, tabs: bool) 
     return found.astype(np.int64, copy=False)
 
 
-def _split_fields(data: bytes, buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, names, tabs):
+def _split_fields(
+    data: bytes, buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, names, tabs, view_last=False
+):
     """Cut each line ``[cs, ce)`` into ``len(names)`` fields at its first runs of blanks.
 
-    Returns ``(columns, found)``: a ``large_string`` column per name, and per
-    line the number of runs found (at most ``len(names) - 1``). The last field
-    is the rest of the line; with fewer runs the missing fields are empty, at
-    the end of the line. Each run is found by one substring search over all
-    lines (pyarrow, on the buffer, no copy); runs of more than one blank, rare,
-    are extended afterwards. Lines are trimmed, so a run never touches either
-    end of its line. Each field is copied out as soon as its end is known.
+    Returns ``(columns, found)``: a string column per name, and per line the
+    number of runs found (at most ``len(names) - 1``). The last field is the
+    rest of the line; with fewer runs the missing fields are empty, at the end
+    of the line. Each run is found by one substring search over all lines
+    (pyarrow, on the buffer, no copy); runs of more than one blank, rare, are
+    extended afterwards. Lines are trimmed, so a run never touches either end
+    of its line. Each field is copied out as soon as its end is known, except
+    the last one with ``view_last``: that is a :class:`Texts` view on ``data``.
     """
     n = len(cs)
     found = np.zeros(n, np.int8)
@@ -240,7 +245,10 @@ def _split_fields(data: bytes, buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, 
                 more = more[(end[more] < ce[more]) & _is_blank(buf[end[more]], tabs)]
         found += hit
         at = end
-    columns[names[-1]] = _gather(data, at, ce)
+    if view_last:
+        columns[names[-1]] = Texts(_strings_between(data, at, ce), step=2)
+    else:
+        columns[names[-1]] = _gather(data, at, ce)
     return columns, found
 
 
@@ -316,7 +324,9 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     with ThreadPoolExecutor(2) as pool:
         golden_job = pool.submit(_split_fields, data, buf, g_cs, g_ce, _GOLDEN_FIELDS, tabs)
         if marker >= 0:
-            results, r_found = _split_fields(data, buf, r_cs, r_ce, _RESULT_FIELDS, tabs)
+            results, r_found = _split_fields(
+                data, buf, r_cs, r_ce, _RESULT_FIELDS, tabs, view_last=True
+            )
         golden, g_found = golden_job.result()
     short = np.flatnonzero(g_found < 3)
     if len(short):
@@ -351,8 +361,8 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     return RawSections(
         source=source,
         thresholds=thresholds,
-        golden=pa.table({"line": numbers[1:golden_end], **golden}),
-        results=pa.table({"line": numbers[marker + 1 :], **results}),
+        golden={"line": numbers[1:golden_end], **golden},
+        results={"line": numbers[marker + 1 :], **results},
         results_line=int(numbers[marker]),
     )
 

@@ -9,21 +9,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import ITEM_TYPES
 from .errors import InputError
 from .loading import EvalInput
-from .validation import arrow_strings
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "FLAG_OF",
     "ITEM_TYPE_OF",
     "METRICS",
     "RATE_METRICS",
+    "Counts",
     "check_versions",
     "score_items",
     "score_versions",
@@ -31,7 +36,6 @@ __all__ = [
 
 RATE_METRICS = ("correctness", "citation", "refusal")
 METRICS = (*RATE_METRICS, "violations")
-_KEYWORDS_DTYPE = pd.ArrowDtype(pa.list_(pa.string()))
 #: The per-item column each metric counts, and the golden item type it is measured over.
 FLAG_OF = {
     "correctness": "correct",
@@ -47,56 +51,8 @@ ITEM_TYPE_OF = {
 }
 
 
-def _fold(texts: pa.Array) -> tuple[pa.Array, dict[int, str]]:
-    """Folded text as an array, exact for ASCII strings, plus the others folded.
-
-    Returns the column with ASCII letters lower-cased (for an ASCII string
-    that is its case folding) and, for each non-ASCII string, its position and
-    true ``str.casefold`` value.
-    """
-    texts = pc.cast(texts, pa.large_string())
-    if isinstance(texts, pa.ChunkedArray):
-        texts = texts.combine_chunks()
-    # A few passes of numpy over the text bytes (no copy) are much faster than
-    # the per-string kernels, which run only when needed.
-    # A pass of numpy over the text bytes (no copy) is much faster than the
-    # per-string kernel, which runs only when some text is not ASCII.
-    raw = _text_bytes(texts)
-    folded = {}
-    if _any_byte(raw, _is_non_ascii):
-        non_ascii = np.flatnonzero(~_bools(pc.string_is_ascii(texts)))
-        values = pc.take(texts, pa.array(non_ascii)).to_pylist()
-        folded = {i: t.casefold() for i, t in zip(non_ascii.tolist(), values, strict=True)}
-    del raw
-    return pc.ascii_lower(texts), folded
-
-
-def _is_non_ascii(block: np.ndarray) -> np.ndarray:
-    return block >= 128
-
-
-def _any_byte(values: np.ndarray, test, overlap: int = 0) -> bool:
-    """Whether ``test`` holds anywhere in ``values``, in blocks to bound temporaries."""
-    step = 1 << 22
-    return any(test(values[at : at + step + overlap]).any() for at in range(0, len(values), step))
-
-
-def _text_bytes(texts: pa.Array) -> np.ndarray:
-    """The bytes of all values of a ``large_string`` array, back to back (a view, no copy)."""
-    data = texts.buffers()[2]
-    if len(texts) == 0 or data is None:
-        return np.empty(0, np.uint8)
-    offsets = np.frombuffer(texts.buffers()[1], np.int64)
-    lo, hi = int(offsets[texts.offset]), int(offsets[texts.offset + len(texts)])
-    return np.frombuffer(data, np.uint8)[lo:hi]
-
-
 def _bools(values) -> np.ndarray:
     return np.asarray(values.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _repeat(values: pa.Array, times: int) -> pa.ChunkedArray:
-    return pa.chunked_array([values] * times, type=values.type)
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,9 +106,9 @@ class Grid:
 
 def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     """Score every (version, golden item) cell into a :class:`Grid`, no DataFrame built."""
-    golden, results = data.golden, data.results
+    golden, results = data.golden_columns, data.result_columns
     versions = list(versions)
-    join = data._join
+    join = data.join
     n_items, n_versions = len(golden), len(versions)
 
     # Join results onto the grid by position: row_of[v, i] is the results row
@@ -169,17 +125,17 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     del v_code, keep
     rows = row_of.ravel()
     present = rows >= 0
-    is_answer = np.tile((golden["item_type"].cat.codes == 0).to_numpy(), n_versions)
+    is_answer = np.tile(golden.is_answer, n_versions)
     refused = np.zeros(len(rows), dtype=bool)
-    refused[present] = results["refused"].to_numpy(dtype=bool)[rows[present]]
+    refused[present] = results.refused[rows[present]]
 
     cells = np.flatnonzero(present & is_answer)
     cited_match = np.zeros(len(rows), dtype=bool)
     if len(cells):
         cited_match[cells] = _bools(
             pc.equal(
-                pc.take(arrow_strings(results["cited"]), pa.array(rows[cells])),
-                pc.take(arrow_strings(golden["required_source"]), pa.array(cells % n_items)),
+                pc.take(results.cited, pa.array(rows[cells])),
+                pc.take(golden.required_source, pa.array(cells % n_items)),
             )
         )
     del cells
@@ -230,17 +186,21 @@ def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.Da
 
 def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
     """The :func:`score_items` DataFrame of a :class:`Grid` scored on ``data``."""
-    golden, results = data.golden, data.results
+    import pandas as pd
+
+    golden, results = data.golden_columns, data.result_columns
     n_versions, n_items = grid.row_of.shape
     rows = grid.row_of.ravel()
     present = rows >= 0
     taken = np.where(present, rows, 0)
-    # Taking at a null index gives null: the grid's missing results.
-    grid_rows = pa.array(rows, mask=~present)
     is_answer = grid.is_answer
 
-    def strings(column: str) -> pd.Series:
-        return pd.Series(pc.take(arrow_strings(results[column]), grid_rows), dtype="str")
+    def strings(values: pa.Array) -> pd.Series:
+        # Taking at a null index gives null: the grid's missing results.
+        return pd.Series(pc.take(values, pa.array(rows, mask=~present)), dtype="str")
+
+    def repeated(values: pa.Array) -> pd.Series:
+        return pd.Series(pa.chunked_array([values] * n_versions, type=values.type), dtype="str")
 
     def boolean(values: np.ndarray, applies: np.ndarray) -> pd.arrays.BooleanArray:
         return pd.arrays.BooleanArray(values & applies, ~applies)
@@ -251,67 +211,57 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
     missed = pa.ListArray.from_arrays(
         pa.array(offsets), grid.missed_keywords, mask=pa.array(~(present & is_answer))
     )
+    item_types = pd.CategoricalDtype(list(ITEM_TYPES))
     return pd.DataFrame(
         {
             "version": pd.Categorical.from_codes(
                 np.repeat(np.arange(n_versions), n_items), categories=grid.versions
             ),
-            "item_id": pd.Series(
-                _repeat(arrow_strings(golden["item_id"]), n_versions), dtype="str"
-            ),
+            "item_id": repeated(golden.item_id),
             "item_type": pd.Categorical.from_codes(
-                np.tile(golden["item_type"].cat.codes.to_numpy(), n_versions),
-                dtype=golden["item_type"].dtype,
+                np.where(is_answer, 0, 1).astype(np.int8), dtype=item_types
             ),
             "missing": ~present,
             "refused": pd.arrays.BooleanArray(grid.refused, ~present),
             "answered": pd.arrays.BooleanArray(answered_now, ~present),
-            "cited": strings("cited"),
-            "required_source": pd.Series(
-                _repeat(arrow_strings(golden["required_source"]), n_versions), dtype="str"
-            ),
-            "missed_keywords": pd.Series(missed, dtype=_KEYWORDS_DTYPE),
+            "cited": strings(results.cited),
+            "required_source": repeated(golden.required_source),
+            "missed_keywords": pd.Series(missed, dtype=pd.ArrowDtype(missed.type)),
             "correct": boolean(flags["correctness"], is_answer),
             "cited_ok": boolean(flags["citation"], is_answer),
             "refused_ok": boolean(flags["refusal"], ~is_answer),
             "violation": boolean(flags["violations"], ~is_answer),
-            "answer": strings("answer"),
-            "line": pd.arrays.IntegerArray(results["line"].to_numpy(np.int64)[taken], ~present),
+            "answer": pd.Series(results.answer.take(taken, ~present), dtype="str"),
+            "line": pd.arrays.IntegerArray(results.line[taken], ~present),
         }
     )
-
-
-def _contains(haystacks: pa.Array, needle: str) -> np.ndarray:
-    return _bools(pc.match_substring(haystacks, needle))
 
 
 _GROUPED = 32  # pairs a keyword needs before it is tested with one kernel call
 
 
 def _fold_keywords(keywords: pa.Array) -> tuple[np.ndarray, list[str]]:
-    """Codes of the folded keywords, numbered by first appearance, and the folded values."""
-    folded, non_ascii = _fold(keywords)
-    if non_ascii:
-        at = np.fromiter(non_ascii, np.int64, len(non_ascii))
-        mask = np.zeros(len(folded), dtype=bool)
-        mask[at] = True
-        folded = pc.replace_with_mask(
-            folded,
-            pa.array(mask),
-            pa.array([non_ascii[i] for i in np.sort(at).tolist()], folded.type),
-        )
-    encoded = pc.dictionary_encode(folded)
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    return codes, encoded.dictionary.to_pylist()
+    """Codes of the case-folded keywords, and the folded values (``str.casefold``).
+
+    Keywords repeat: each distinct one is folded once, in Python, which is
+    exact for every script.
+    """
+    encoded = pc.dictionary_encode(keywords)
+    folded: dict[str, int] = {}
+    remap = [folded.setdefault(k.casefold(), len(folded)) for k in encoded.dictionary.to_pylist()]
+    indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.asarray(remap, dtype=np.int64)[indices], list(folded)
 
 
 def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """Per grid cell: how many keywords the answer misses, and which.
 
-    Every (answer, keyword) pair is tested once. Pairs are grouped by folded
-    keyword: a keyword with many pairs is tested against all its answers by
-    one pyarrow substring kernel, the rare ones (and answers with non-ASCII
-    text, whose folding needs Python) with Python's ``in``.
+    Every (answer, keyword) pair is tested once, as ``keyword.casefold() in
+    answer.casefold()``. Pairs are grouped by folded keyword: a keyword with
+    many pairs is tested against its ASCII answers by one pyarrow kernel (an
+    ASCII-case-insensitive substring search, which is case folding for ASCII
+    text); the rare keywords, and answers holding non-ASCII text, are tested
+    in Python. Only the answers a keyword is tested against are copied.
 
     Returns
     -------
@@ -321,67 +271,57 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
         The missed keywords (original text), cell after cell.
     """
     n_versions, n_items = row_of.shape
+    answers = data.result_columns.answer
+    keywords = data.golden_columns.keywords
+    kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
+    kw_text = pc.list_flatten(keywords)
+    kw_code, kw_unique = _fold_keywords(kw_text)
+
+    # Pair every keyword with each version's answer to its item.
+    answer_of_pair = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
+    has = answer_of_pair >= 0
+    # Pairs are ordered by version, then keyword: this many per version.
+    per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
+    answer_of_pair = answer_of_pair[has].astype(_index_type(len(answers)))
+    pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
+    del has
+    pair_code = kw_code.astype(np.int32)[pair_kw]
+    # Small integer codes: numpy's stable sort is then a radix sort.
+    small = np.int16 if len(kw_unique) < 2**15 else np.int64
+    order = np.argsort(pair_code.astype(small), kind="stable")
+    bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1)).tolist()
+
+    is_special = np.zeros(len(answers), dtype=bool)
+    is_special[answers.non_ascii_rows()] = True
+    in_python = is_special[answer_of_pair]
+    found = np.zeros(len(answer_of_pair), dtype=bool)
+
+    def test(codes: list[int]) -> None:
+        for code in codes:
+            pairs = order[bounds[code] : bounds[code + 1]]
+            pairs = pairs[~in_python[pairs]]
+            texts = answers.take(answer_of_pair[pairs])
+            found[pairs] = _bools(pc.match_substring(texts, kw_unique[code], ignore_case=True))
+
+    grouped = []
+    for code in range(len(kw_unique)):
+        if bounds[code + 1] - bounds[code] < _GROUPED:
+            in_python[order[bounds[code] : bounds[code + 1]]] = True
+        elif kw_unique[code].isascii():
+            grouped.append(code)
+        # A non-ASCII keyword is never inside ASCII text: those pairs stay False.
+    # Each grouped keyword is one take and one kernel; both release the GIL,
+    # so the keywords are shared between two threads.
     with ThreadPoolExecutor(2) as pool:
-        # Folding every answer (one kernel, on the other core) is cheaper than
-        # first copying out the ones some keyword is tested against.
-        folding = pool.submit(_fold, arrow_strings(data.results["answer"]))
-        column = data.golden["keywords"].array.__arrow_array__()
-        keywords = pa.chunked_array(column.chunks, type=_KEYWORDS_DTYPE.pyarrow_dtype)
-        keywords = keywords.combine_chunks()
-        kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
-        kw_text = pc.list_flatten(keywords)
-        kw_code, kw_unique = _fold_keywords(kw_text)
-
-        # Pair every keyword with each version's answer to its item.
-        answer_of_pair = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
-        has = answer_of_pair >= 0
-        # Pairs are ordered by version, then keyword: this many per version.
-        per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
-        answer_of_pair = answer_of_pair[has].astype(_index_type(len(data.results)))
-        pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
-        del has
-        pair_code = kw_code.astype(np.int32)[pair_kw]
-        # Small integer codes: numpy's stable sort is then a radix sort.
-        small = np.int16 if len(kw_unique) < 2**15 else np.int64
-        order = np.argsort(pair_code.astype(small), kind="stable")
-        bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1)).tolist()
-        folded, non_ascii = folding.result()
-
-        found = np.zeros(len(answer_of_pair), dtype=bool)
-
-        def test(codes: list[int]) -> None:
-            for code in codes:
-                pairs = order[bounds[code] : bounds[code + 1]]
-                texts = pc.take(folded, pa.array(answer_of_pair[pairs]))
-                found[pairs] = _contains(texts, kw_unique[code])
-
-        # Each keyword with many pairs is one take and one substring kernel;
-        # both release the GIL, so the keywords are shared between two threads.
-        grouped = [c for c in range(len(kw_unique)) if bounds[c + 1] - bounds[c] >= _GROUPED]
-        done = [pool.submit(test, grouped[1::2])]
+        other = pool.submit(test, grouped[1::2])
         test(grouped[0::2])
-        for future in done:
-            future.result()
-    slow = [
-        order[bounds[c] : bounds[c + 1]]
-        for c in range(len(kw_unique))
-        if 0 < bounds[c + 1] - bounds[c] < _GROUPED
-    ]
-    if slow:
-        pairs = np.concatenate(slow)
-        texts = pc.take(folded, pa.array(answer_of_pair[pairs])).to_pylist()
+        other.result()
+    pairs = np.flatnonzero(in_python)
+    if len(pairs):
+        texts = answers.take(answer_of_pair[pairs]).to_pylist()
         found[pairs] = [
-            kw_unique[c] in t for c, t in zip(pair_code[pairs].tolist(), texts, strict=True)
-        ]
-    if non_ascii:
-        is_special = np.zeros(len(folded), dtype=bool)
-        is_special[np.fromiter(non_ascii, np.int64, len(non_ascii))] = True
-        special = np.flatnonzero(is_special[answer_of_pair])
-        found[special] = [
-            kw_unique[c] in non_ascii[a]
-            for c, a in zip(
-                pair_code[special].tolist(), answer_of_pair[special].tolist(), strict=True
-            )
+            kw_unique[c] in t.casefold()
+            for c, t in zip(pair_code[pairs].tolist(), texts, strict=True)
         ]
 
     miss = np.flatnonzero(~found)
@@ -397,54 +337,87 @@ def _index_type(n: int) -> type:
     return np.int32 if n < 2**31 else np.int64
 
 
-def _metrics_frame(
-    version_dtype: pd.CategoricalDtype,
-    count,
-    flags: dict[str, np.ndarray],
-    is_answer: np.ndarray,
-    missing: np.ndarray,
-) -> pd.DataFrame:
-    """The :func:`score_versions` frame; ``count(mask)`` counts a mask's rows per version."""
-    n_versions = len(version_dtype.categories)
+@dataclass(frozen=True, eq=False)
+class Counts:
+    """Exact per-version counts of every metric: all the decision and the report read.
+
+    Attributes
+    ----------
+    versions : tuple of str
+        The versions counted, in order.
+    numerator, denominator, missing : numpy.ndarray
+        Shape ``(n_versions, len(METRICS))``, int64, metrics in :data:`METRICS`
+        order (see :func:`score_versions` for what each counts).
+    """
+
+    versions: tuple[str, ...]
+    numerator: np.ndarray
+    denominator: np.ndarray
+    missing: np.ndarray
+
+    def values(self, version: str) -> dict[str, Fraction | int | None]:
+        """One version's metrics: a Fraction per rate (None when not measured), violations."""
+        row = self.versions.index(version)
+        num, den = self.numerator[row].tolist(), self.denominator[row].tolist()
+        values: dict[str, Fraction | int | None] = {
+            m: Fraction(num[k], den[k]) if den[k] else None for k, m in enumerate(RATE_METRICS)
+        }
+        values["violations"] = num[METRICS.index("violations")]
+        return values
+
+    def to_frame(self) -> pd.DataFrame:
+        """The :func:`score_versions` DataFrame."""
+        import pandas as pd
+
+        n_versions = len(self.versions)
+        # (version, metric) rows ordered by version, then metric.
+        numerator, denominator = self.numerator.ravel(), self.denominator.ravel()
+        measured = denominator > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = numerator / np.where(measured, denominator, np.nan)
+        return pd.DataFrame(
+            {
+                "version": pd.Categorical.from_codes(
+                    np.repeat(np.arange(n_versions), len(METRICS)),
+                    categories=list(self.versions),
+                ),
+                "metric": pd.Categorical.from_codes(
+                    np.tile(np.arange(len(METRICS)), n_versions), categories=list(METRICS)
+                ),
+                "numerator": numerator,
+                "denominator": denominator,
+                "value": pd.array(value, dtype="Float64"),
+                "measured": measured,
+                "missing": self.missing.ravel(),
+            }
+        )
+
+
+def _counts(versions, count, flags: dict, is_answer: np.ndarray, missing: np.ndarray) -> Counts:
+    """:class:`Counts` of per-row flags; ``count(mask)`` counts a mask's rows per version."""
     numerator, denominator, missed = [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
         numerator.append(count(flags[metric]))
         denominator.append(count(applies))
         missed.append(count(applies & missing))
-    # (metric, version) -> rows ordered by version, then metric.
-    numerator, denominator, missed = (
-        np.stack(x, axis=1).ravel().astype(np.int64) for x in (numerator, denominator, missed)
-    )
-    measured = denominator > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = numerator / np.where(measured, denominator, np.nan)
-    return pd.DataFrame(
-        {
-            "version": pd.Categorical.from_codes(
-                np.repeat(np.arange(n_versions), len(METRICS)), dtype=version_dtype
-            ),
-            "metric": pd.Categorical.from_codes(
-                np.tile(np.arange(len(METRICS)), n_versions), categories=list(METRICS)
-            ),
-            "numerator": numerator,
-            "denominator": denominator,
-            "value": pd.array(value, dtype="Float64"),
-            "measured": measured,
-            "missing": missed,
-        }
-    )
+    stack = [np.stack(x, axis=1).astype(np.int64) for x in (numerator, denominator, missed)]
+    return Counts(tuple(versions), *stack)
 
 
-def grid_metrics(grid: Grid) -> pd.DataFrame:
-    """``score_versions(items_frame(data, grid))`` computed from the grid's arrays alone."""
+def grid_counts(grid: Grid) -> Counts:
+    """The :class:`Counts` of every version on the grid."""
     n_versions, n_items = grid.row_of.shape
 
     def count(mask: np.ndarray) -> np.ndarray:
         return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
 
-    dtype = pd.Categorical.from_codes([], categories=grid.versions).dtype
-    return _metrics_frame(dtype, count, grid.flags(), grid.is_answer, ~grid.present)
+    return _counts(grid.versions, count, grid.flags(), grid.is_answer, ~grid.present)
+
+
+def grid_metrics(grid: Grid) -> pd.DataFrame:
+    """``score_versions(items_frame(data, grid))`` computed from the grid's arrays alone."""
+    return grid_counts(grid).to_frame()
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:
@@ -468,6 +441,8 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
         - ``missing`` (int64): golden items of the metric's type with no
           result line for the version.
     """
+    import pandas as pd
+
     if not isinstance(items["version"].dtype, pd.CategoricalDtype):
         items = items.assign(version=items["version"].astype("category"))
     version = items["version"]
@@ -482,7 +457,8 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
         for metric, column in FLAG_OF.items()
     }
     is_answer = (items["item_type"] == "ANSWER").to_numpy()
-    return _metrics_frame(version.dtype, count, flags, is_answer, items["missing"].to_numpy())
+    versions = version.cat.categories.tolist()
+    return _counts(versions, count, flags, is_answer, items["missing"].to_numpy()).to_frame()
 
 
 def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:

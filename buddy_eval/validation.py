@@ -1,38 +1,24 @@
-"""Check raw fields and turn them into the typed golden and results DataFrames.
+"""Check raw fields and turn them into the typed golden and result columns.
 
 Both ways in, the text file (:mod:`buddy_eval.parsing`) and DataFrames a user
 already has (:func:`buddy_eval.loading.from_frames`), end here, so a rule is
 written once and reports the same way: the first offending line (or row),
-what was expected and what was received.
+what was expected and what was received. Golden problems are reported
+before result problems, as they come first in a file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .columns import GoldenColumns, JoinCodes, ResultColumns, Texts, large_strings
 from .errors import InputError
 
-__all__ = [
-    "GOLDEN_COLUMNS",
-    "RESULT_COLUMNS",
-    "ITEM_TYPES",
-    "split_keywords",
-    "build_golden",
-    "build_results",
-    "arrow_strings",
-    "JoinCodes",
-    "join_codes",
-]
-
-ITEM_TYPES = ("ANSWER", "REFUSE")
-GOLDEN_COLUMNS = ("item_id", "item_type", "required_source", "keywords", "line")
-RESULT_COLUMNS = ("version", "item_id", "cited", "refused", "answer", "line")
-KEYWORDS_DTYPE = pd.ArrowDtype(pa.list_(pa.string()))
+__all__ = ["split_keywords", "check_input"]
 
 
 def split_keywords(field: pa.Array) -> pa.ListArray:
@@ -42,6 +28,8 @@ def split_keywords(field: pa.Array) -> pa.ListArray:
     text: nothing here or later treats them as patterns.
     """
     field = pc.cast(field, pa.string())
+    if isinstance(field, pa.ChunkedArray):
+        field = field.combine_chunks()
     field = pc.if_else(pc.equal(field, "-"), "", field)
     parts = pc.split_pattern(field, ",")
     parents = pc.list_parent_indices(parts)
@@ -62,30 +50,16 @@ def _fail(message: str, lines: np.ndarray, position: int, source: str, unit: str
     raise InputError(message, source=source, line=int(lines[position]), unit=unit)
 
 
-def _strings(values: pa.Array) -> pa.Array:
-    """One contiguous ``large_string`` array (what pandas' ``str`` dtype stores)."""
-    if isinstance(values, pa.ChunkedArray):
-        # combine_chunks copies even a single chunk.
-        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
-    return pc.cast(values, pa.large_string())
-
-
-def arrow_strings(column: pd.Series) -> pa.Array:
-    """A ``str`` column's values as one pyarrow ``large_string`` array, missing as null."""
-    array = column.array
-    if hasattr(array, "__arrow_array__"):
-        return _strings(array.__arrow_array__())
-    return _strings(pa.array(column.to_numpy(dtype=object), from_pandas=True))
-
-
 def _mask(values) -> np.ndarray:
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _codes(values: pa.Array) -> np.ndarray:
+def _codes(values) -> np.ndarray:
     """Integer codes numbered in order of first appearance; -1 for missing values."""
-    encoded = pc.dictionary_encode(values).indices
-    return np.asarray(encoded.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    encoded = pc.dictionary_encode(values)
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    parts = [c.indices.fill_null(-1).to_numpy(zero_copy_only=False) for c in chunks]
+    return np.concatenate([np.empty(0, np.int64), *parts]).astype(np.int64, copy=False)
 
 
 def _repeated(codes: np.ndarray) -> np.ndarray:
@@ -99,38 +73,29 @@ def _repeated(codes: np.ndarray) -> np.ndarray:
     return ~new
 
 
-def build_golden(
-    item_id: pa.Array,
-    item_type: pa.Array,
-    required_source: pa.Array,
-    keywords: pa.ListArray,
-    lines: np.ndarray,
-    *,
-    source: str,
-    unit: str = "line",
-) -> pd.DataFrame:
-    """Validate golden fields and return the golden DataFrame.
+def _seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
+    """True where a valid key in ``[0, span)`` was already taken by an earlier valid row."""
+    rows = np.flatnonzero(valid)
+    if span <= 4 * len(rows) + 1024:
+        # Counting is linear; only keys seen twice need sorting.
+        counts = np.bincount(keys[rows], minlength=span)
+        rows = rows[counts[keys[rows]] > 1]
+    out = np.zeros(len(keys), bool)
+    if len(rows):
+        order = np.argsort(keys[rows], kind="stable")
+        ordered = keys[rows][order]
+        out[rows[order[1:][ordered[1:] == ordered[:-1]]]] = True
+    return out
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per golden item, in input order:
 
-        - ``item_id`` (str): the item's id, case-sensitive.
-        - ``item_type`` (category ``ANSWER``/``REFUSE``): upper-cased TYPE.
-        - ``required_source`` (str): the source an answer must cite; missing
-          for REFUSE items.
-        - ``keywords`` (list<string>): literal keywords, empty for REFUSE items.
-        - ``line`` (int64): line (or row) number in the input.
-    """
-    lines = np.asarray(lines, dtype=np.int64)
-    ids = _strings(item_id)
-    kind = pc.ascii_upper(_strings(item_type))
+def _check_golden(fields: Mapping, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
+    lines = np.asarray(fields["line"], dtype=np.int64)
+    item_type = fields["item_type"]
+    kind = pc.ascii_upper(large_strings(item_type))
     is_answer = _mask(pc.equal(kind, "ANSWER").fill_null(False))
     bad_type = ~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False)))
-    src = _strings(required_source)
+    src = large_strings(fields["required_source"])
     no_source = is_answer & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True))
-    codes = _codes(ids)
     no_id = codes < 0
     duplicate = _repeated(codes) & ~no_id
 
@@ -160,7 +125,7 @@ def build_golden(
             unit,
         )
 
-    keywords = pc.cast(keywords, pa.list_(pa.string()))
+    keywords = pc.cast(fields["keywords"], pa.list_(pa.string()))
     if isinstance(keywords, pa.ChunkedArray):
         keywords = keywords.combine_chunks()
     refuse_with_keywords = ~is_answer & (_mask(pc.list_value_length(keywords).fill_null(0)) > 0)
@@ -172,104 +137,31 @@ def build_golden(
                 pa.array(np.zeros(len(keywords) + 1, np.int32)), pa.array([], pa.string())
             ),
         )
-    return pd.DataFrame(
-        {
-            "item_id": pd.Series(ids, dtype="str"),
-            "item_type": pd.Categorical.from_codes(
-                np.where(is_answer, 0, 1).astype(np.int8), categories=list(ITEM_TYPES)
-            ),
-            "required_source": pd.Series(pc.if_else(pa.array(is_answer), src, None), dtype="str"),
-            "keywords": pd.Series(keywords, dtype=KEYWORDS_DTYPE),
-            "line": lines,
-        }
+    return GoldenColumns(
+        item_id=ids,
+        is_answer=is_answer,
+        required_source=pc.if_else(pa.array(is_answer), src, None),
+        keywords=keywords,
+        line=lines,
     )
 
 
-@dataclass(frozen=True)
-class JoinCodes:
-    """The results' version labels and item ids as integer codes, hashed once.
-
-    Attributes
-    ----------
-    versions : tuple of str
-        Version labels in order of first appearance.
-    version : numpy.ndarray
-        Per result row, the position of its label in ``versions`` (-1 when missing).
-    item : numpy.ndarray
-        Per result row, the golden row of its ``item_id``; -1 for an id not in
-        the golden set (or missing).
-    """
-
-    versions: tuple[str, ...]
-    version: np.ndarray
-    item: np.ndarray
-
-
-def _version_codes(versions: pa.Array) -> tuple[tuple[str, ...], np.ndarray]:
-    encoded = pc.dictionary_encode(versions)
-    codes = np.asarray(encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return tuple(encoded.dictionary.to_pylist()), codes
-
-
-def _item_codes(ids: pa.Array, golden_ids: pa.Array) -> np.ndarray:
-    found = pc.index_in(ids, value_set=_strings(golden_ids))
-    return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def join_codes(golden: pd.DataFrame, results: pd.DataFrame) -> JoinCodes:
-    """:class:`JoinCodes` of a results DataFrame against a golden DataFrame."""
-    labels, version = _version_codes(arrow_strings(results["version"]))
-    item = _item_codes(arrow_strings(results["item_id"]), arrow_strings(golden["item_id"]))
-    return JoinCodes(labels, version, item)
-
-
-def build_results(
-    version: pa.Array,
-    item_id: pa.Array,
-    cited: pa.Array,
-    refused_flag: pa.Array,
-    answer: pa.Array,
-    lines: np.ndarray,
-    golden_ids: pa.Array,
-    *,
-    source: str,
-    unit: str = "line",
-) -> tuple[pd.DataFrame, JoinCodes]:
-    """Validate result fields; the results DataFrame and its :class:`JoinCodes`.
-
-    Ids are hashed once, against ``golden_ids``, and the codes serve the
-    duplicate check here and the join when scoring.
-
-    Returns
-    -------
-    results : pandas.DataFrame
-        One row per result line, in input order:
-
-        - ``version`` (str): the version label, case-sensitive.
-        - ``item_id`` (str): the golden id the result answers.
-        - ``cited`` (str): the cited source id; missing when ``-``.
-        - ``refused`` (bool): the Y/N flag.
-        - ``answer`` (str): the answer text, possibly empty.
-        - ``line`` (int64): line (or row) number in the input.
-    codes : JoinCodes
-        Version and golden-row codes of every result row.
-    """
-    lines = np.asarray(lines, dtype=np.int64)
-    flag = pc.ascii_upper(_strings(refused_flag))
+def _check_results(fields: Mapping, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
+    lines = np.asarray(fields["line"], dtype=np.int64)
+    refused_flag = fields["refused_flag"]
+    flag = pc.ascii_upper(large_strings(refused_flag))
     refused = _mask(pc.equal(flag, "Y").fill_null(False))
     bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
-    versions, ids = _strings(version), _strings(item_id)
-    labels, v_codes = _version_codes(versions)
-    item = _item_codes(ids, golden_ids)
-    i_codes = item.copy()
-    unknown = np.flatnonzero(item < 0)
-    if len(unknown):
-        # Ids outside the golden set (and missing ones) get codes after the golden rows.
-        extra = _codes(pc.take(ids, pa.array(unknown)))
-        i_codes[unknown] = np.where(extra < 0, -1, extra + len(golden_ids))
-    no_version, no_id = v_codes < 0, i_codes < 0
-    keys = v_codes * (int(i_codes.max(initial=0)) + 2) + i_codes
-    duplicate = pd.Series(keys).duplicated().to_numpy() & ~(no_version | no_id)
+    versions = large_strings(fields["version"])
+    encoded = pc.dictionary_encode(versions)
+    labels = tuple(encoded.dictionary.to_pylist())
+    v_codes = np.asarray(
+        encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64
+    )
+    no_version, no_id = v_codes < 0, codes < 0
+    n_codes = int(codes.max(initial=-1)) + 1
+    keys = v_codes * n_codes + codes
+    duplicate = _seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
 
     position = _first(no_version | no_id | bad_flag | duplicate)
     if position is not None:
@@ -290,15 +182,63 @@ def build_results(
             unit,
         )
 
-    cited = _strings(cited)
-    frame = pd.DataFrame(
-        {
-            "version": pd.Series(versions, dtype="str"),
-            "item_id": pd.Series(ids, dtype="str"),
-            "cited": pd.Series(pc.if_else(pc.equal(cited, "-"), None, cited), dtype="str"),
-            "refused": refused,
-            "answer": pd.Series(_strings(answer), dtype="str"),
-            "line": lines,
-        }
+    cited = large_strings(fields["cited"])
+    answer = fields["answer"]
+    columns = ResultColumns(
+        version=versions,
+        item_id=ids,
+        cited=pc.if_else(pc.equal(cited, "-"), None, cited),
+        refused=refused,
+        answer=answer if isinstance(answer, Texts) else Texts(large_strings(answer)),
+        line=lines,
     )
-    return frame, JoinCodes(labels, v_codes, item)
+    # After a valid golden section, golden row i has code i: the join is the code itself.
+    item = np.where(codes < n_golden, codes, -1)
+    return columns, JoinCodes(labels, v_codes, item)
+
+
+def check_input(
+    golden: Mapping,
+    results: Mapping,
+    *,
+    sources: tuple[str, str],
+    unit: str = "line",
+) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
+    """Validate golden and result fields; the typed columns and the join codes.
+
+    Parameters
+    ----------
+    golden : mapping
+        ``item_id``, ``item_type``, ``required_source`` (string arrays),
+        ``keywords`` (list of strings per item) and ``line`` (numbers).
+    results : mapping
+        ``version``, ``item_id``, ``cited``, ``refused_flag`` (string
+        arrays), ``answer`` (strings or :class:`Texts`) and ``line``.
+    sources : (str, str)
+        Names of the golden and the results input, used in messages.
+    unit : {"line", "row"}
+        What the numbers in ``line`` count.
+
+    Returns
+    -------
+    golden : GoldenColumns
+    results : ResultColumns
+    codes : JoinCodes
+        Version and golden-row codes of every result row.
+
+    Raises
+    ------
+    InputError
+        For the first rule broken: golden problems before result problems,
+        each in input order.
+    """
+    golden_ids, result_ids = large_strings(golden["item_id"]), large_strings(results["item_id"])
+    # One hash table for both: golden ids are numbered first, so a result's
+    # code is its golden row when below the number of golden items.
+    codes = _codes(pa.chunked_array([golden_ids, result_ids], pa.large_string()))
+    n_golden = len(golden_ids)
+    golden_columns = _check_golden(golden, golden_ids, codes[:n_golden], sources[0], unit)
+    results_columns, join = _check_results(
+        results, result_ids, codes[n_golden:], n_golden, sources[1], unit
+    )
+    return golden_columns, results_columns, join

@@ -148,15 +148,36 @@ def test_console_script_is_installed():
     assert (proc.returncode, proc.stdout) == (1, SEED_OUT)
 
 
-def test_gate_path_imports_no_plotting_notebook_or_scipy():
+def _heavy_modules_after(args: list[str]) -> str:
+    """Run the console entry point in a fresh process; its status and heavy imports."""
     code = (
         "import sys, io\n"
         "from buddy_eval.cli import main\n"
         "sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
-        f"rc = main([{str(DATA / 'example.txt')!r}])\n"
-        "heavy = sorted(m for m in ('matplotlib', 'scipy', 'IPython', 'jupyter_client', 'nbformat',"
-        " 'papermill') if m in sys.modules)\n"
+        f"rc = main({args!r}, lean=True)\n"
+        "heavy = sorted(m for m in ('pandas', 'matplotlib', 'scipy', 'IPython', 'jupyter_client',"
+        " 'nbformat', 'papermill') if m in sys.modules)\n"
         "sys.stderr.write(repr((rc, heavy)))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.stderr == "(1, [])"
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stderr
+    return err.splitlines()[-1]  # after the gate's warnings
+
+
+def test_plain_gate_imports_no_pandas_plotting_notebook_or_scipy():
+    assert _heavy_modules_after([str(DATA / "example.txt")]) == "(1, [])"
+    assert _heavy_modules_after([str(DATA / "sample_release.txt")]) == "(1, [])"
+
+
+def test_details_still_get_pandas_and_scipy_from_the_console_entry():
+    out = _heavy_modules_after(["--details", str(DATA / "example.txt")])
+    assert out.startswith("(1, ['pandas',") and "'scipy'" in out
+
+
+def test_console_entry_point_and_module_give_the_same_run():
+    text = (DATA / "example.txt").read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-c", "from buddy_eval.cli import console_main; console_main()", "-"],
+        input=text,
+        capture_output=True,
+    )
+    assert (proc.returncode, proc.stdout) == (1, SEED_OUT)
