@@ -22,12 +22,19 @@ __all__ = ["ITEM_TYPES", "Texts", "GoldenColumns", "ResultColumns", "JoinCodes"]
 ITEM_TYPES = ("ANSWER", "REFUSE")
 
 
-def large_strings(values) -> pa.Array:
-    """One contiguous ``large_string`` array (what pandas' ``str`` dtype stores)."""
+def strings(values) -> pa.Array:
+    """One contiguous ``string`` or ``large_string`` array (other types are cast)."""
     if isinstance(values, pa.ChunkedArray):
         # combine_chunks copies even a single chunk.
         values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    if values.type in (pa.string(), pa.large_string()):
+        return values
     return pc.cast(values, pa.large_string())
+
+
+def large_strings(values) -> pa.Array:
+    """One contiguous ``large_string`` array (what pandas' ``str`` dtype stores)."""
+    return pc.cast(strings(values), pa.large_string())
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,11 +124,11 @@ class GoldenColumns:
 
         return pd.DataFrame(
             {
-                "item_id": pd.Series(self.item_id, dtype="str"),
+                "item_id": pd.Series(large_strings(self.item_id), dtype="str"),
                 "item_type": pd.Categorical.from_codes(
                     np.where(self.is_answer, 0, 1).astype(np.int8), categories=list(ITEM_TYPES)
                 ),
-                "required_source": pd.Series(self.required_source, dtype="str"),
+                "required_source": pd.Series(large_strings(self.required_source), dtype="str"),
                 "keywords": pd.Series(self.keywords, dtype=pd.ArrowDtype(self.keywords.type)),
                 "line": self.line,
             }
@@ -162,9 +169,9 @@ class ResultColumns:
 
         return pd.DataFrame(
             {
-                "version": pd.Series(self.version, dtype="str"),
-                "item_id": pd.Series(self.item_id, dtype="str"),
-                "cited": pd.Series(self.cited, dtype="str"),
+                "version": pd.Series(large_strings(self.version), dtype="str"),
+                "item_id": pd.Series(large_strings(self.item_id), dtype="str"),
+                "cited": pd.Series(large_strings(self.cited), dtype="str"),
                 "refused": self.refused,
                 "answer": pd.Series(self.answer.column(), dtype="str"),
                 "line": self.line,

@@ -170,8 +170,7 @@ def _split(content: str | bytes, name: str) -> RawSections:
 
 def _frames(raw: RawSections, name: str) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
     """Check the fields of every line; the golden and result columns and the join codes."""
-    golden = dict(raw.golden, keywords=split_keywords(raw.golden["keyword_field"]))
-    return check_input(golden, raw.results, sources=(name, name))
+    return check_input(raw.golden, raw.results, sources=(name, name))
 
 
 _MARKER = re.compile(rb"(?m)^[ \t]*RESULTS[ \t\r]*$")

@@ -143,11 +143,19 @@ def _is_trim(byte: np.ndarray) -> np.ndarray:
     return (byte == 32) | (byte == 9) | (byte == 13)
 
 
+def _position_type(size: int) -> type:
+    """The integer type of byte positions in a buffer of ``size`` bytes."""
+    return np.int32 if size < 2**31 - 1 else np.int64
+
+
 def _newlines(buf: np.ndarray) -> np.ndarray:
     """Positions of every ``\\n``, found in blocks so no file-sized temporary is made."""
-    step = 1 << 23
-    parts = [np.flatnonzero(buf[at : at + step] == 10) + at for at in range(0, len(buf), step)]
-    return np.concatenate(parts) if parts else np.empty(0, np.int64)
+    step, kind = 1 << 23, _position_type(len(buf))
+    parts = [
+        (np.flatnonzero(buf[at : at + step] == 10) + at).astype(kind)
+        for at in range(0, len(buf), step)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0, kind)
 
 
 def _line_contents(data: bytes, buf: np.ndarray, start: int):
@@ -159,17 +167,18 @@ def _line_contents(data: bytes, buf: np.ndarray, start: int):
     ``bytes.strip``.
     """
     nl = _newlines(buf)
-    starts = np.empty(len(nl) + 1, np.int64)
+    starts = np.empty(len(nl) + 1, nl.dtype)
     starts[0] = start
-    starts[1:] = nl + 1
-    ends = np.empty(len(nl) + 1, np.int64)
+    np.add(nl, 1, out=starts[1:])
+    ends = np.empty(len(nl) + 1, nl.dtype)
     ends[:-1] = nl
     ends[-1] = len(buf)
+    del nl
     if len(buf) == 0:
         return starts, ends
     nonempty = ends > starts
     last = buf[np.maximum(ends - 1, 0)]
-    ends = ends - (nonempty & (last == 13))
+    ends -= nonempty & (last == 13)
     nonempty = ends > starts
     first = buf[np.minimum(starts, len(buf) - 1)]
     last = buf[np.maximum(ends - 1, 0)]
@@ -191,7 +200,7 @@ def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     """
     if len(starts) == 0:
         return pa.array([], pa.string())
-    small = len(data) < 2**31
+    small = _position_type(len(data)) == np.int32
     offsets = np.empty(2 * len(starts), np.int32 if small else np.int64)
     offsets[0::2] = starts
     offsets[1::2] = ends
@@ -202,13 +211,13 @@ def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
 def _first_blank(data: bytes, starts: np.ndarray, ends: np.ndarray, tabs: bool) -> np.ndarray:
     """Offset of the first space (or tab) in each ``data[starts[i]:ends[i]]``, -1 for none."""
     if len(starts) == 0:
-        return np.empty(0, np.int64)
+        return np.empty(0, starts.dtype)
     texts = _strings_between(data, starts, ends)
     found = np.asarray(pc.find_substring(texts, " ").to_numpy(zero_copy_only=False))[0::2]
     if tabs:
         tab = np.asarray(pc.find_substring(texts, "\t").to_numpy(zero_copy_only=False))[0::2]
         found = np.where((tab >= 0) & ((found < 0) | (tab < found)), tab, found)
-    return found.astype(np.int64, copy=False)
+    return found.astype(starts.dtype)
 
 
 def _split_fields(
@@ -301,8 +310,7 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
             source=source,
             line=1,
         )
-    position = np.int32 if len(buf) < 2**31 else np.int64
-    cs, ce = starts[kept].astype(position), ends[kept].astype(position)
+    cs, ce = starts[kept], ends[kept]
     numbers = kept + 1
     del starts, ends, keep, safe, kept
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import ITEM_TYPES
+from .columns import ITEM_TYPES, large_strings
 from .errors import InputError
 from .loading import EvalInput
 
@@ -132,10 +132,13 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     cells = np.flatnonzero(present & is_answer)
     cited_match = np.zeros(len(rows), dtype=bool)
     if len(cells):
+        cited, required = results.cited, golden.required_source
+        if cited.type != required.type:
+            cited, required = large_strings(cited), large_strings(required)
         cited_match[cells] = _bools(
             pc.equal(
-                pc.take(results.cited, pa.array(rows[cells])),
-                pc.take(golden.required_source, pa.array(cells % n_items)),
+                pc.take(cited, pa.array(rows[cells])),
+                pc.take(required, pa.array(cells % n_items)),
             )
         )
     del cells

@@ -10,35 +10,88 @@ before result problems, as they come first in a file.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import GoldenColumns, JoinCodes, ResultColumns, Texts, large_strings
+from .columns import GoldenColumns, JoinCodes, ResultColumns, Texts, large_strings, strings
 from .errors import InputError
 
 __all__ = ["split_keywords", "check_input"]
+
+
+def _offsets(values: pa.Array) -> np.ndarray:
+    """The ``len(values) + 1`` value offsets of a string array, as int64."""
+    width = np.int64 if values.type == pa.large_string() else np.int32
+    at = np.frombuffer(values.buffers()[1], width)[values.offset : values.offset + len(values) + 1]
+    return at.astype(np.int64)
 
 
 def split_keywords(field: pa.Array) -> pa.ListArray:
     """Split keyword fields on ``,``, strip each keyword, drop empty ones.
 
     A field that is exactly ``-`` means "no keywords". Keywords stay literal
-    text: nothing here or later treats them as patterns.
+    text: nothing here or later treats them as patterns. The commas are found
+    by numpy on the fields' bytes; only the keywords are copied out.
     """
-    field = pc.cast(field, pa.string())
-    if isinstance(field, pa.ChunkedArray):
-        field = field.combine_chunks()
-    field = pc.if_else(pc.equal(field, "-"), "", field)
-    parts = pc.split_pattern(field, ",")
-    parents = pc.list_parent_indices(parts)
-    words = pc.utf8_trim(pc.list_flatten(parts), " \t")
-    keep = pc.greater(pc.utf8_length(words), 0)
-    words = pc.filter(words, keep)
-    counts = np.bincount(pc.filter(parents, keep).to_numpy(), minlength=len(field))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), words)
+    field = large_strings(field.fill_null("-"))
+    n = len(field)
+    offsets = _offsets(field) if n else np.zeros(1, np.int64)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    if hi == lo:
+        empty = pa.array(np.zeros(n + 1, np.int32))
+        return pa.ListArray.from_arrays(empty, pa.array([], pa.string()))
+    data = np.frombuffer(field.buffers()[2], np.uint8)
+    commas = np.flatnonzero(data[lo:hi] == 44) + lo
+    owner = np.searchsorted(offsets[:-1], commas, side="right") - 1
+    per_field = 1 + np.bincount(owner, minlength=n)
+    # Pieces in byte order: field f's first piece is number f + (commas
+    # before f); comma g (in byte order) ends piece owner + g and starts the next.
+    first_piece = np.zeros(n, np.int64)
+    np.cumsum(per_field[:-1], out=first_piece[1:])
+    starts = np.empty(len(commas) + n, np.int64)
+    ends = np.empty(len(commas) + n, np.int64)
+    starts[first_piece] = offsets[:-1]
+    ends[first_piece + per_field - 1] = offsets[1:]
+    at = owner + np.arange(len(commas))
+    ends[at] = commas
+    starts[at + 1] = commas + 1
+    _strip_blanks(data, starts, ends)
+    keep = ends > starts
+    first_byte = data[np.minimum(offsets[:-1], len(data) - 1)]
+    dash = (offsets[1:] - offsets[:-1] == 1) & (first_byte == 45)
+    keep &= ~np.repeat(dash, per_field)
+    counts = np.bincount(np.repeat(np.arange(n), per_field)[keep], minlength=n)
+    list_offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=list_offsets[1:])
+    starts, ends = starts[keep], ends[keep]
+    words = pa.array([], pa.string())
+    if len(starts):
+        view = np.empty(2 * len(starts), np.int64)
+        view[0::2], view[1::2] = starts, ends
+        texts = pa.LargeStringArray.from_buffers(
+            len(view) - 1, pa.py_buffer(view), field.buffers()[2]
+        )
+        words = pc.cast(pc.take(texts, pa.array(np.arange(0, len(view), 2))), pa.string())
+    return pa.ListArray.from_arrays(pa.array(list_offsets), words)
+
+
+def _strip_blanks(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+    """Move each ``[starts[i], ends[i])`` in place past spaces and tabs at either end."""
+    more = np.flatnonzero(starts < ends)
+    while len(more):
+        byte = data[starts[more]]
+        more = more[(byte == 32) | (byte == 9)]
+        starts[more] += 1
+        more = more[starts[more] < ends[more]]
+    more = np.flatnonzero(starts < ends)
+    while len(more):
+        byte = data[ends[more] - 1]
+        more = more[(byte == 32) | (byte == 9)]
+        ends[more] -= 1
+        more = more[starts[more] < ends[more]]
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -75,12 +128,15 @@ def _repeated(codes: np.ndarray) -> np.ndarray:
 
 def _seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
     """True where a valid key in ``[0, span)`` was already taken by an earlier valid row."""
-    rows = np.flatnonzero(valid)
+    out = np.zeros(len(keys), bool)
+    every = bool(valid.all())
+    rows = np.arange(len(keys)) if every else np.flatnonzero(valid)
     if span <= 4 * len(rows) + 1024:
         # Counting is linear; only keys seen twice need sorting.
-        counts = np.bincount(keys[rows], minlength=span)
+        counts = np.bincount(keys if every else keys[rows], minlength=span)
+        if counts.max(initial=0) <= 1:
+            return out
         rows = rows[counts[keys[rows]] > 1]
-    out = np.zeros(len(keys), bool)
     if len(rows):
         order = np.argsort(keys[rows], kind="stable")
         ordered = keys[rows][order]
@@ -88,14 +144,32 @@ def _seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
     return out
 
 
-def _check_golden(fields: Mapping, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
-    lines = np.asarray(fields["line"], dtype=np.int64)
-    item_type = fields["item_type"]
-    kind = pc.ascii_upper(large_strings(item_type))
+def _golden_fields(fields: Mapping) -> dict:
+    """Per-item masks and typed values of the golden fields (nothing raised yet)."""
+    kind = pc.ascii_upper(strings(fields["item_type"]))
     is_answer = _mask(pc.equal(kind, "ANSWER").fill_null(False))
-    bad_type = ~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False)))
-    src = large_strings(fields["required_source"])
-    no_source = is_answer & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True))
+    src = strings(fields["required_source"])
+    if "keywords" in fields:
+        keywords = pc.cast(fields["keywords"], pa.list_(pa.string()))
+        if isinstance(keywords, pa.ChunkedArray):
+            keywords = keywords.combine_chunks()
+    else:
+        keywords = split_keywords(fields["keyword_field"])
+    return {
+        "line": np.asarray(fields["line"], dtype=np.int64),
+        "item_type": fields["item_type"],
+        "is_answer": is_answer,
+        "bad_type": ~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False))),
+        "src": src,
+        "no_source": is_answer
+        & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True)),
+        "keywords": keywords,
+    }
+
+
+def _check_golden(g: dict, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
+    lines, is_answer, bad_type, no_source = g["line"], g["is_answer"], g["bad_type"], g["no_source"]
+    src = g["src"]
     no_id = codes < 0
     duplicate = _repeated(codes) & ~no_id
 
@@ -104,7 +178,7 @@ def _check_golden(fields: Mapping, ids: pa.Array, codes: np.ndarray, source: str
         if no_id[position]:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_type[position]:
-            got = item_type[position].as_py()
+            got = g["item_type"][position].as_py()
             _fail(f"TYPE must be ANSWER or REFUSE, got {got!r}", lines, position, source, unit)
         item = ids[position].as_py()
         if no_source[position]:
@@ -125,9 +199,7 @@ def _check_golden(fields: Mapping, ids: pa.Array, codes: np.ndarray, source: str
             unit,
         )
 
-    keywords = pc.cast(fields["keywords"], pa.list_(pa.string()))
-    if isinstance(keywords, pa.ChunkedArray):
-        keywords = keywords.combine_chunks()
+    keywords = g["keywords"]
     refuse_with_keywords = ~is_answer & (_mask(pc.list_value_length(keywords).fill_null(0)) > 0)
     if refuse_with_keywords.any():
         keywords = pc.if_else(
@@ -146,18 +218,31 @@ def _check_golden(fields: Mapping, ids: pa.Array, codes: np.ndarray, source: str
     )
 
 
-def _check_results(fields: Mapping, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
-    lines = np.asarray(fields["line"], dtype=np.int64)
-    refused_flag = fields["refused_flag"]
-    flag = pc.ascii_upper(large_strings(refused_flag))
+def _result_fields(fields: Mapping) -> dict:
+    """Per-line flags, version codes and typed values of the result fields."""
+    flag = pc.ascii_upper(strings(fields["refused_flag"]))
     refused = _mask(pc.equal(flag, "Y").fill_null(False))
-    bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
-    versions = large_strings(fields["version"])
+    versions = strings(fields["version"])
     encoded = pc.dictionary_encode(versions)
-    labels = tuple(encoded.dictionary.to_pylist())
-    v_codes = np.asarray(
-        encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64
-    )
+    cited = strings(fields["cited"])
+    answer = fields["answer"]
+    return {
+        "line": np.asarray(fields["line"], dtype=np.int64),
+        "refused_flag": fields["refused_flag"],
+        "refused": refused,
+        "bad_flag": ~(refused | _mask(pc.equal(flag, "N").fill_null(False))),
+        "versions": versions,
+        "labels": tuple(encoded.dictionary.to_pylist()),
+        "v_codes": np.asarray(
+            encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64
+        ),
+        "cited": pc.if_else(pc.equal(cited, "-"), None, cited),
+        "answer": answer if isinstance(answer, Texts) else Texts(large_strings(answer)),
+    }
+
+
+def _check_results(r: dict, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
+    lines, bad_flag, labels, v_codes = r["line"], r["bad_flag"], r["labels"], r["v_codes"]
     no_version, no_id = v_codes < 0, codes < 0
     n_codes = int(codes.max(initial=-1)) + 1
     keys = v_codes * n_codes + codes
@@ -170,11 +255,11 @@ def _check_results(fields: Mapping, ids: pa.Array, codes: np.ndarray, n_golden: 
         if no_id[position]:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_flag[position]:
-            got = refused_flag[position].as_py()
+            got = r["refused_flag"][position].as_py()
             _fail(f"refused flag must be Y or N, got {got!r}", lines, position, source, unit)
         first = lines[_first(keys == keys[position])]
         _fail(
-            f"duplicate result for version {versions[position].as_py()!r} and id "
+            f"duplicate result for version {r['versions'][position].as_py()!r} and id "
             f"{ids[position].as_py()!r} (first given on {unit} {first})",
             lines,
             position,
@@ -182,14 +267,12 @@ def _check_results(fields: Mapping, ids: pa.Array, codes: np.ndarray, n_golden: 
             unit,
         )
 
-    cited = large_strings(fields["cited"])
-    answer = fields["answer"]
     columns = ResultColumns(
-        version=versions,
+        version=r["versions"],
         item_id=ids,
-        cited=pc.if_else(pc.equal(cited, "-"), None, cited),
-        refused=refused,
-        answer=answer if isinstance(answer, Texts) else Texts(large_strings(answer)),
+        cited=r["cited"],
+        refused=r["refused"],
+        answer=r["answer"],
         line=lines,
     )
     # After a valid golden section, golden row i has code i: the join is the code itself.
@@ -210,7 +293,8 @@ def check_input(
     ----------
     golden : mapping
         ``item_id``, ``item_type``, ``required_source`` (string arrays),
-        ``keywords`` (list of strings per item) and ``line`` (numbers).
+        ``line`` (numbers), and either ``keywords`` (a list of strings per
+        item) or ``keyword_field`` (the comma-separated text).
     results : mapping
         ``version``, ``item_id``, ``cited``, ``refused_flag`` (string
         arrays), ``answer`` (strings or :class:`Texts`) and ``line``.
@@ -232,13 +316,20 @@ def check_input(
         For the first rule broken: golden problems before result problems,
         each in input order.
     """
-    golden_ids, result_ids = large_strings(golden["item_id"]), large_strings(results["item_id"])
-    # One hash table for both: golden ids are numbered first, so a result's
-    # code is its golden row when below the number of golden items.
-    codes = _codes(pa.chunked_array([golden_ids, result_ids], pa.large_string()))
+    golden_ids, result_ids = strings(golden["item_id"]), strings(results["item_id"])
+    if golden_ids.type != result_ids.type:
+        golden_ids, result_ids = large_strings(golden_ids), large_strings(result_ids)
+    with ThreadPoolExecutor(1) as pool:
+        # One hash table for both, built on the other core while the other
+        # fields are read: golden ids are numbered first, so a result's code
+        # is its golden row when below the number of golden items.
+        hashing = pool.submit(_codes, pa.chunked_array([golden_ids, result_ids], golden_ids.type))
+        golden_fields, result_fields = _golden_fields(golden), _result_fields(results)
+        codes = hashing.result()
     n_golden = len(golden_ids)
-    golden_columns = _check_golden(golden, golden_ids, codes[:n_golden], sources[0], unit)
+    golden_columns = _check_golden(golden_fields, golden_ids, codes[:n_golden], sources[0], unit)
+    del golden_fields
     results_columns, join = _check_results(
-        results, result_ids, codes[n_golden:], n_golden, sources[1], unit
+        result_fields, result_ids, codes[n_golden:], n_golden, sources[1], unit
     )
     return golden_columns, results_columns, join
