@@ -1,9 +1,10 @@
-"""Load a release-gate input into DataFrames.
+"""Load a release-gate input: checked columns for scoring, DataFrames for people.
 
 :func:`load` reads the canonical text format (a path, ``-`` for stdin, an
 open file, or the text itself); :func:`from_frames` takes DataFrames the user
 already has (from CSV, JSONL or Parquet). Both return an :class:`EvalInput`
-and both apply the same validation rules.
+and both apply the same validation rules. The text path never imports
+pandas: the golden and results DataFrames are built on first use.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ class EvalInput:
         Problems that do not stop the run (results for unknown ids).
     results_line : int or None
         Line number of the ``RESULTS`` marker (None for DataFrame input).
+    golden_columns : GoldenColumns
+        The checked golden items as pyarrow/numpy columns (what scoring reads).
+    result_columns : ResultColumns
+        The checked result lines as pyarrow/numpy columns (what scoring reads).
+    join : JoinCodes
+        Per result line, the position of its version label and its golden row.
     """
 
     def __init__(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -110,3 +112,44 @@ def test_corrupted_inputs_agree_on_errors(data, position, junk):
     mutated = data[:position] + junk.encode("latin-1") + data[position:]
     got, want = engine(mutated), oracle.run(mutated)
     assert got == want
+
+
+# Few keywords shared by many items: every keyword gets enough (answer, keyword)
+# pairs to be tested by the grouped pyarrow kernel rather than by Python.
+SHARED = ["c++", "a.b", "(x)", "Class", "straße", "fi", "K", "s"]
+ANSWER_WORDS = [*SHARED, "C++", "AXB", "A.B", "STRASSE", "ﬁ", "K", "ſ", "CLASS", "(X)", "the"]
+
+
+@st.composite
+def crowded_inputs(draw):
+    n_items = draw(st.integers(100, 160))
+    keywords = [
+        draw(st.lists(st.sampled_from(SHARED), min_size=1, max_size=2)) for _ in range(n_items)
+    ]
+    parts = ["THRESHOLDS 0.5 0.5 0.5"]
+    parts += [f"q{i} ANSWER L1 {','.join(k)}" for i, k in enumerate(keywords)]
+    parts.append("RESULTS")
+    for version in ("OLD", "NEW"):
+        for i in range(n_items):
+            words = draw(st.lists(st.sampled_from(ANSWER_WORDS), max_size=6))
+            glue = draw(st.sampled_from(["", " "]))
+            parts.append(f"{version} q{i} L1 N {glue.join(words)}")
+    return ("\n".join(parts) + "\n").encode("utf-8")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(crowded_inputs())
+def test_grouped_keyword_kernel_equals_python_casefold(data):
+    from buddy_eval.scoring import _GROUPED
+
+    loaded = load(data)
+    pairs = Counter(k.casefold() for ks in loaded.golden["keywords"] for k in ks)
+    assert max(pairs.values()) * 2 >= _GROUPED  # the kernel path is taken
+    ev = evaluate(loaded)
+    items = ev.items
+    golden = dict(zip(loaded.golden["item_id"], loaded.golden["keywords"], strict=True))
+    for row in items.itertuples():
+        answer = row.answer.casefold()
+        expected = [k for k in golden[row.item_id] if k.casefold() not in answer]
+        assert list(row.missed_keywords) == expected, (row.version, row.item_id, row.answer)
+    assert engine(data) == oracle.run(data)
