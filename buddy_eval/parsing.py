@@ -3,8 +3,9 @@
 This module knows the layout of the file (BOM, line endings, comments, the
 THRESHOLDS line, the golden section, the ``RESULTS`` marker, field splitting);
 :mod:`buddy_eval.validation` knows what the fields may hold. The splitting is
-done by pyarrow's compute kernels over all lines at once, so a file of a
-million result lines never becomes a million Python lists.
+done by numpy and pyarrow's compute kernels over all lines at once, so a file
+of a million result lines never becomes a million Python lists; the answers
+are not even copied out of the input's bytes (see :class:`~buddy_eval.columns.Texts`).
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def _split_fields(
 
 
 def _gather(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """``data[starts[i]:ends[i]]`` for every ``i``, copied into one ``large_string`` array."""
+    """``data[starts[i]:ends[i]]`` for every ``i``, copied into one string array."""
     texts = _strings_between(data, starts, ends)
     return pc.take(texts, pa.array(np.arange(0, 2 * len(starts), 2)))
 

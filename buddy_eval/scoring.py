@@ -2,6 +2,9 @@
 
 Scoring returns exact numbers: per-item booleans and per-version counts
 (numerator and denominator). Rounding belongs to :mod:`buddy_eval.formatting`.
+The engine (:func:`score_grid`, :func:`grid_counts`) works on the checked
+pyarrow/numpy columns of an :class:`~buddy_eval.EvalInput`; pandas is imported
+only by the functions that return DataFrames.
 """
 
 from __future__ import annotations
@@ -241,6 +244,7 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
 
 
 _GROUPED = 32  # pairs a keyword needs before it is tested with one kernel call
+_PYTHON_BLOCK = 1 << 17  # pairs tested in Python at a time (bounds their Python strings)
 
 
 def _fold_keywords(keywords: pa.Array) -> tuple[np.ndarray, list[str]]:
@@ -292,11 +296,16 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
     # Small integer codes: numpy's stable sort is then a radix sort.
     small = np.int16 if len(kw_unique) < 2**15 else np.int64
     order = np.argsort(pair_code.astype(small), kind="stable")
-    bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1)).tolist()
+    bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1))
+    rare = np.diff(bounds) < _GROUPED
+    is_ascii = np.fromiter((k.isascii() for k in kw_unique), bool, len(kw_unique))
+    # A non-ASCII keyword is never inside ASCII text: its kernel would find nothing.
+    grouped = np.flatnonzero(~rare & is_ascii).tolist()
+    bounds = bounds.tolist()
 
     is_special = np.zeros(len(answers), dtype=bool)
     is_special[answers.non_ascii_rows()] = True
-    in_python = is_special[answer_of_pair]
+    in_python = is_special[answer_of_pair] | rare[pair_code]
     found = np.zeros(len(answer_of_pair), dtype=bool)
 
     def test(codes: list[int]) -> None:
@@ -306,25 +315,21 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
             texts = answers.take(answer_of_pair[pairs])
             found[pairs] = _bools(pc.match_substring(texts, kw_unique[code], ignore_case=True))
 
-    grouped = []
-    for code in range(len(kw_unique)):
-        if bounds[code + 1] - bounds[code] < _GROUPED:
-            in_python[order[bounds[code] : bounds[code + 1]]] = True
-        elif kw_unique[code].isascii():
-            grouped.append(code)
-        # A non-ASCII keyword is never inside ASCII text: those pairs stay False.
     # Each grouped keyword is one take and one kernel; both release the GIL,
     # so the keywords are shared between two threads.
     with ThreadPoolExecutor(2) as pool:
         other = pool.submit(test, grouped[1::2])
         test(grouped[0::2])
         other.result()
-    pairs = np.flatnonzero(in_python)
-    if len(pairs):
-        texts = answers.take(answer_of_pair[pairs]).to_pylist()
+    in_python = np.flatnonzero(in_python)
+    for at in range(0, len(in_python), _PYTHON_BLOCK):
+        pairs = in_python[at : at + _PYTHON_BLOCK]
+        # Each answer is folded once, however many of its keywords land here.
+        rows, answer_at = np.unique(answer_of_pair[pairs], return_inverse=True)
+        folded = [text.casefold() for text in answers.take(rows).to_pylist()]
         found[pairs] = [
-            kw_unique[c] in t.casefold()
-            for c, t in zip(pair_code[pairs].tolist(), texts, strict=True)
+            kw_unique[c] in folded[a]
+            for c, a in zip(pair_code[pairs].tolist(), answer_at.tolist(), strict=True)
         ]
 
     miss = np.flatnonzero(~found)
