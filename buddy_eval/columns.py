@@ -55,7 +55,7 @@ class Texts:
     def take(self, rows: np.ndarray, missing: np.ndarray | None = None) -> pa.Array:
         """The texts at ``rows`` (a copy of just those); null where ``missing``."""
         rows = np.asarray(rows)
-        at = rows * self.step if self.step > 1 else rows
+        at = rows.astype(np.int64) * self.step if self.step > 1 else rows
         return pc.take(self.values, pa.array(at, mask=missing))
 
     def column(self) -> pa.Array:
@@ -98,7 +98,7 @@ class GoldenColumns:
     Attributes
     ----------
     item_id : pyarrow.Array
-        Item ids (``large_string``), unique.
+        Item ids (``string``, or ``large_string`` past 2 GiB of text), unique.
     is_answer : numpy.ndarray
         True for ANSWER items, False for REFUSE items.
     required_source : pyarrow.Array
@@ -142,13 +142,14 @@ class ResultColumns:
     Attributes
     ----------
     version, item_id : pyarrow.Array
-        Version labels and golden ids (``large_string``).
+        Version labels and golden ids (``string``, or ``large_string`` past 2 GiB).
     cited : pyarrow.Array
         The cited source; null for ``-``.
     refused : numpy.ndarray
         The Y/N flag as bool.
     answer : Texts
-        The answer texts, possibly empty.
+        The answer texts, possibly empty. For a loaded file they are a view on
+        the file's bytes, which stay in memory as long as the columns do.
     line : numpy.ndarray
         Line (or row) number in the input (int64).
     """

@@ -175,7 +175,7 @@ def _split(content: str | bytes, name: str) -> RawSections:
     return split_sections(content, name)
 
 
-def _frames(raw: RawSections, name: str) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
+def _checked_columns(raw: RawSections, name: str) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
     """Check the fields of every line; the golden and result columns and the join codes."""
     return check_input(raw.golden, raw.results, sources=(name, name))
 
@@ -206,7 +206,7 @@ def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> 
     except InputError:
         return error
     try:
-        _frames(raw, name)
+        _checked_columns(raw, name)
     except InputError as earlier:
         if earlier.line is not None and (whole or earlier.line < error.line):
             return earlier
@@ -225,7 +225,8 @@ def load(source) -> EvalInput:
     Returns
     -------
     EvalInput
-        Thresholds plus the ``golden`` and ``results`` DataFrames.
+        Thresholds, the checked columns scoring reads, and the ``golden`` and
+        ``results`` DataFrames (built on first use).
 
     Raises
     ------
@@ -249,7 +250,7 @@ def load(source) -> EvalInput:
     except InputError as error:
         raise _first_in_file_order(content, name, error) from None
     del content
-    golden, results, codes = _frames(raw, name)
+    golden, results, codes = _checked_columns(raw, name)
     # The parser's temporaries are freed but kept by pyarrow's allocator;
     # handing them back lowers the peak of what comes next (scoring).
     pa.default_memory_pool().release_unused()
@@ -389,10 +390,12 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
         A missing column, or a value that breaks a rule of the input format;
         the message names the DataFrame, the row and the value received.
     """
-    golden_columns = ("item_id", "item_type", "required_source", "keywords")
-    result_columns = ("version", "item_id", "cited", "refused", "answer")
-    _require_columns(golden, golden_columns, "golden DataFrame")
-    _require_columns(results, result_columns, "results DataFrame")
+    _require_columns(
+        golden, ("item_id", "item_type", "required_source", "keywords"), "golden DataFrame"
+    )
+    _require_columns(
+        results, ("version", "item_id", "cited", "refused", "answer"), "results DataFrame"
+    )
     golden_columns, result_columns, codes = check_input(
         {
             "item_id": _strings(golden["item_id"]),

@@ -283,7 +283,15 @@ def split_sections(text: str, source: str) -> RawSections:
     golden or result line with fewer than four fields, and a missing
     ``RESULTS`` line, always naming the first offending line.
     """
-    return split_bytes(text.encode("utf-8", "surrogatepass"), source, bom=False)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"not Unicode text: {text[exc.start]!r} (a lone surrogate) has no UTF-8 encoding",
+            source=source,
+            line=text.count("\n", 0, exc.start) + 1,
+        ) from None
+    return split_bytes(data, source, bom=False)
 
 
 def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:

@@ -245,6 +245,10 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
 
 _GROUPED = 32  # pairs a keyword needs before it is tested with one kernel call
 _PYTHON_BLOCK = 1 << 17  # pairs tested in Python at a time (bounds their Python strings)
+# Case-insensitive search (RE2) is the faster kernel for short keywords, but its
+# time grows with the keyword's length and it refuses very long ones; longer
+# keywords are searched for in lower-cased copies of the answers.
+_RE2_KEYWORD = 64
 
 
 def _fold_keywords(keywords: pa.Array) -> tuple[np.ndarray, list[str]]:
@@ -313,7 +317,11 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
             pairs = order[bounds[code] : bounds[code + 1]]
             pairs = pairs[~in_python[pairs]]
             texts = answers.take(answer_of_pair[pairs])
-            found[pairs] = _bools(pc.match_substring(texts, kw_unique[code], ignore_case=True))
+            keyword = kw_unique[code]
+            if len(keyword) <= _RE2_KEYWORD:
+                found[pairs] = _bools(pc.match_substring(texts, keyword, ignore_case=True))
+            else:
+                found[pairs] = _bools(pc.match_substring(pc.ascii_lower(texts), keyword))
 
     # Each grouped keyword is one take and one kernel; both release the GIL,
     # so the keywords are shared between two threads.
@@ -421,11 +429,6 @@ def grid_counts(grid: Grid) -> Counts:
         return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
 
     return _counts(grid.versions, count, grid.flags(), grid.is_answer, ~grid.present)
-
-
-def grid_metrics(grid: Grid) -> pd.DataFrame:
-    """``score_versions(items_frame(data, grid))`` computed from the grid's arrays alone."""
-    return grid_counts(grid).to_frame()
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from buddy_eval import load
+from buddy_eval import evaluate, load
 from buddy_eval.columns import Texts
 from buddy_eval.parsing import split_bytes
 from buddy_eval.validation import split_keywords
@@ -90,3 +92,23 @@ def test_dataframes_are_built_on_first_use_and_kept():
     assert data.results["answer"].tolist() == ["a", "no"]
     assert data.golden["keywords"].tolist() == [["a"]]
     assert str(data.results["version"].dtype) == "str"
+
+
+def _shared_keyword_input(keyword: str, answers: list[str]) -> bytes:
+    n = len(answers)
+    lines = ["THRESHOLDS 0 0 0", *(f"q{i} ANSWER L1 {keyword}" for i in range(n)), "RESULTS"]
+    lines += [f"OLD q{i} L1 N {a}" for i, a in enumerate(answers)]
+    lines += [f"NEW q{i} L1 N {a}" for i, a in enumerate(answers)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("length", [64, 65, 5000, 800_000])
+def test_long_shared_keywords_are_matched_exactly(length):
+    from buddy_eval.scoring import _GROUPED
+
+    keyword = "a" * (length - 1) + "b"
+    hit, near = "x " + keyword.upper() + " y", "A" * length
+    answers = [hit if i % 3 else near for i in range(_GROUPED)]
+    ev = evaluate(_shared_keyword_input(keyword, answers))
+    assert ev.values("NEW")["correctness"] == Fraction(sum(a is hit for a in answers), _GROUPED)
+    assert ev.items["correct"].tolist() == [a is hit for a in answers] * 2

@@ -423,3 +423,15 @@ def test_from_frames_threshold_errors(thresholds, message):
 def test_from_frames_rejects_non_dataframes():
     with pytest.raises(InputError, match="golden DataFrame: expected a pandas DataFrame, got list"):
         from_frames([], pd.DataFrame(), (0, 0, 0))
+
+
+def test_text_with_a_lone_surrogate_is_an_input_error():
+    error = error_of_text("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N \ud800\n")
+    assert error.line == 4
+    assert "lone surrogate" in error.message and "'\\ud800'" in error.message
+
+
+def error_of_text(text: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        load(text)
+    return info.value
