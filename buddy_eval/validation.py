@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -144,8 +145,20 @@ def _seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
     return out
 
 
-def _golden_fields(fields: Mapping) -> dict:
-    """Per-item masks and typed values of the golden fields (nothing raised yet)."""
+@dataclass(frozen=True, eq=False)
+class _GoldenFields:
+    """The golden fields read and typed, before any rule is enforced."""
+
+    line: np.ndarray
+    item_type: pa.Array  # as given, for messages
+    is_answer: np.ndarray
+    bad_type: np.ndarray
+    required_source: pa.Array
+    no_source: np.ndarray
+    keywords: pa.ListArray
+
+
+def _golden_fields(fields: Mapping) -> _GoldenFields:
     kind = pc.ascii_upper(strings(fields["item_type"]))
     is_answer = _mask(pc.equal(kind, "ANSWER").fill_null(False))
     src = strings(fields["required_source"])
@@ -155,21 +168,21 @@ def _golden_fields(fields: Mapping) -> dict:
             keywords = keywords.combine_chunks()
     else:
         keywords = split_keywords(fields["keyword_field"])
-    return {
-        "line": np.asarray(fields["line"], dtype=np.int64),
-        "item_type": fields["item_type"],
-        "is_answer": is_answer,
-        "bad_type": ~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False))),
-        "src": src,
-        "no_source": is_answer
+    return _GoldenFields(
+        line=np.asarray(fields["line"], dtype=np.int64),
+        item_type=fields["item_type"],
+        is_answer=is_answer,
+        bad_type=~(is_answer | _mask(pc.equal(kind, "REFUSE").fill_null(False))),
+        required_source=src,
+        no_source=is_answer
         & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True)),
-        "keywords": keywords,
-    }
+        keywords=keywords,
+    )
 
 
-def _check_golden(g: dict, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
-    lines, is_answer, bad_type, no_source = g["line"], g["is_answer"], g["bad_type"], g["no_source"]
-    src = g["src"]
+def _check_golden(g: _GoldenFields, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
+    lines, is_answer, bad_type, no_source = g.line, g.is_answer, g.bad_type, g.no_source
+    src = g.required_source
     no_id = codes < 0
     duplicate = _repeated(codes) & ~no_id
 
@@ -178,7 +191,7 @@ def _check_golden(g: dict, ids: pa.Array, codes: np.ndarray, source: str, unit: 
         if no_id[position]:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_type[position]:
-            got = g["item_type"][position].as_py()
+            got = g.item_type[position].as_py()
             _fail(f"TYPE must be ANSWER or REFUSE, got {got!r}", lines, position, source, unit)
         item = ids[position].as_py()
         if no_source[position]:
@@ -199,7 +212,7 @@ def _check_golden(g: dict, ids: pa.Array, codes: np.ndarray, source: str, unit: 
             unit,
         )
 
-    keywords = g["keywords"]
+    keywords = g.keywords
     refuse_with_keywords = ~is_answer & (_mask(pc.list_value_length(keywords).fill_null(0)) > 0)
     if refuse_with_keywords.any():
         keywords = pc.if_else(
@@ -218,31 +231,45 @@ def _check_golden(g: dict, ids: pa.Array, codes: np.ndarray, source: str, unit: 
     )
 
 
-def _result_fields(fields: Mapping) -> dict:
-    """Per-line flags, version codes and typed values of the result fields."""
+@dataclass(frozen=True, eq=False)
+class _ResultFields:
+    """The result fields read and typed, before any rule is enforced."""
+
+    line: np.ndarray
+    refused_flag: pa.Array  # as given, for messages
+    refused: np.ndarray
+    bad_flag: np.ndarray
+    version: pa.Array
+    labels: tuple[str, ...]
+    version_code: np.ndarray
+    cited: pa.Array
+    answer: Texts
+
+
+def _result_fields(fields: Mapping) -> _ResultFields:
     flag = pc.ascii_upper(strings(fields["refused_flag"]))
     refused = _mask(pc.equal(flag, "Y").fill_null(False))
     versions = strings(fields["version"])
     encoded = pc.dictionary_encode(versions)
     cited = strings(fields["cited"])
     answer = fields["answer"]
-    return {
-        "line": np.asarray(fields["line"], dtype=np.int64),
-        "refused_flag": fields["refused_flag"],
-        "refused": refused,
-        "bad_flag": ~(refused | _mask(pc.equal(flag, "N").fill_null(False))),
-        "versions": versions,
-        "labels": tuple(encoded.dictionary.to_pylist()),
-        "v_codes": np.asarray(
+    return _ResultFields(
+        line=np.asarray(fields["line"], dtype=np.int64),
+        refused_flag=fields["refused_flag"],
+        refused=refused,
+        bad_flag=~(refused | _mask(pc.equal(flag, "N").fill_null(False))),
+        version=versions,
+        labels=tuple(encoded.dictionary.to_pylist()),
+        version_code=np.asarray(
             encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64
         ),
-        "cited": pc.if_else(pc.equal(cited, "-"), None, cited),
-        "answer": answer if isinstance(answer, Texts) else Texts(large_strings(answer)),
-    }
+        cited=pc.if_else(pc.equal(cited, "-"), None, cited),
+        answer=answer if isinstance(answer, Texts) else Texts(large_strings(answer)),
+    )
 
 
-def _check_results(r: dict, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
-    lines, bad_flag, labels, v_codes = r["line"], r["bad_flag"], r["labels"], r["v_codes"]
+def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
+    lines, bad_flag, labels, v_codes = r.line, r.bad_flag, r.labels, r.version_code
     no_version, no_id = v_codes < 0, codes < 0
     n_codes = int(codes.max(initial=-1)) + 1
     keys = v_codes * n_codes + codes
@@ -255,11 +282,11 @@ def _check_results(r: dict, ids: pa.Array, codes: np.ndarray, n_golden: int, sou
         if no_id[position]:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_flag[position]:
-            got = r["refused_flag"][position].as_py()
+            got = r.refused_flag[position].as_py()
             _fail(f"refused flag must be Y or N, got {got!r}", lines, position, source, unit)
         first = lines[_first(keys == keys[position])]
         _fail(
-            f"duplicate result for version {r['versions'][position].as_py()!r} and id "
+            f"duplicate result for version {r.version[position].as_py()!r} and id "
             f"{ids[position].as_py()!r} (first given on {unit} {first})",
             lines,
             position,
@@ -268,11 +295,11 @@ def _check_results(r: dict, ids: pa.Array, codes: np.ndarray, n_golden: int, sou
         )
 
     columns = ResultColumns(
-        version=r["versions"],
+        version=r.version,
         item_id=ids,
-        cited=r["cited"],
-        refused=r["refused"],
-        answer=r["answer"],
+        cited=r.cited,
+        refused=r.refused,
+        answer=r.answer,
         line=lines,
     )
     # After a valid golden section, golden row i has code i: the join is the code itself.
