@@ -37,6 +37,19 @@ def large_strings(values) -> pa.Array:
     return pc.cast(strings(values), pa.large_string())
 
 
+def index_type(size: int) -> type:
+    """int32 when every position and offset up to ``size`` fits in it, else int64."""
+    return np.int32 if size < 2**31 - 1 else np.int64
+
+
+def value_offsets(values: pa.Array) -> np.ndarray:
+    """The ``len(values) + 1`` value offsets of a string array (a view, no copy)."""
+    width = np.int64 if values.type == pa.large_string() else np.int32
+    return np.frombuffer(values.buffers()[1], width)[
+        values.offset : values.offset + len(values) + 1
+    ]
+
+
 @dataclass(frozen=True, eq=False)
 class Texts:
     """``n`` strings stored as every ``step``-th value of a pyarrow string array.
@@ -66,18 +79,11 @@ class Texts:
 
     def non_ascii_rows(self) -> np.ndarray:
         """Positions of the texts holding a byte >= 0x80, found on the raw bytes."""
-        values = self.values
-        if isinstance(values, pa.ChunkedArray):
-            values = values.combine_chunks()
-        if values.type not in (pa.string(), pa.large_string()):
-            values = pc.cast(values, pa.large_string())
+        values = strings(self.values)
         data = values.buffers()[2]
         if len(values) == 0 or data is None:
             return np.empty(0, np.int64)
-        width = np.int64 if values.type == pa.large_string() else np.int32
-        offsets = np.frombuffer(values.buffers()[1], width)[
-            values.offset : values.offset + len(values) + 1
-        ]
+        offsets = value_offsets(values)
         raw = np.frombuffer(data, np.uint8)
         lo, hi, step = int(offsets[0]), int(offsets[-1]), 1 << 22
         hits = [

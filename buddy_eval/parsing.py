@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import Texts
+from .columns import Texts, index_type
 from .errors import InputError
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "split_bytes",
     "parse_thresholds",
     "threshold_value",
+    "strip_blanks",
 ]
 
 _FIELD_SEP = r"[ \t]+"
@@ -144,14 +145,9 @@ def _is_trim(byte: np.ndarray) -> np.ndarray:
     return (byte == 32) | (byte == 9) | (byte == 13)
 
 
-def _position_type(size: int) -> type:
-    """The integer type of byte positions in a buffer of ``size`` bytes."""
-    return np.int32 if size < 2**31 - 1 else np.int64
-
-
 def _newlines(buf: np.ndarray) -> np.ndarray:
     """Positions of every ``\\n``, found in blocks so no file-sized temporary is made."""
-    step, kind = 1 << 23, _position_type(len(buf))
+    step, kind = 1 << 23, index_type(len(buf))
     parts = [
         (np.flatnonzero(buf[at : at + step] == 10) + at).astype(kind)
         for at in range(0, len(buf), step)
@@ -201,7 +197,7 @@ def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
     """
     if len(starts) == 0:
         return pa.array([], pa.string())
-    small = _position_type(len(data)) == np.int32
+    small = index_type(len(data)) == np.int32
     offsets = np.empty(2 * len(starts), np.int32 if small else np.int64)
     offsets[0::2] = starts
     offsets[1::2] = ends
@@ -238,7 +234,6 @@ def _split_fields(
     n = len(cs)
     found = np.zeros(n, np.int8)
     columns = {}
-    last = len(buf) - 1
     at = cs
     for name in names[:-1]:
         offset = _first_blank(data, at, ce, tabs)
@@ -248,11 +243,8 @@ def _split_fields(
         columns[name] = _gather(data, at, start)
         end = start + hit
         del offset, start
-        if n:
-            more = np.flatnonzero(hit & (end < ce) & _is_blank(buf[np.minimum(end, last)], tabs))
-            while len(more):
-                end[more] += 1
-                more = more[(end[more] < ce[more]) & _is_blank(buf[end[more]], tabs)]
+        # Lines without a blank have end == ce: nothing to skip.
+        strip_blanks(buf, end, ce, right=False)
         found += hit
         at = end
     if view_last:
@@ -268,8 +260,25 @@ def _gather(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     return pc.take(texts, pa.array(np.arange(0, 2 * len(starts), 2)))
 
 
-def _is_blank(byte: np.ndarray, tabs: bool) -> np.ndarray:
-    return ((byte == 32) | (byte == 9)) if tabs else (byte == 32)
+def strip_blanks(
+    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, right: bool = True
+) -> None:
+    """Move each range ``[starts[i], ends[i])`` in place past its leading blanks.
+
+    Blanks are spaces and tabs; with ``right`` the trailing ones are stripped too.
+    """
+    more = np.flatnonzero(starts < ends)
+    while len(more):
+        byte = data[starts[more]]
+        more = more[(byte == 32) | (byte == 9)]
+        starts[more] += 1
+        more = more[starts[more] < ends[more]]
+    more = np.flatnonzero(starts < ends) if right else ()
+    while len(more):
+        byte = data[ends[more] - 1]
+        more = more[(byte == 32) | (byte == 9)]
+        ends[more] -= 1
+        more = more[starts[more] < ends[more]]
 
 
 def _short_field_count(data: bytes, cs: np.ndarray, ce: np.ndarray, i: int) -> int:

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import ITEM_TYPES, large_strings
+from .columns import ITEM_TYPES, index_type, large_strings
 from .errors import InputError
 from .loading import EvalInput
 
@@ -293,7 +293,7 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
     has = answer_of_pair >= 0
     # Pairs are ordered by version, then keyword: this many per version.
     per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
-    answer_of_pair = answer_of_pair[has].astype(_index_type(len(answers)))
+    answer_of_pair = answer_of_pair[has].astype(index_type(len(answers)))
     pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
     del has
     pair_code = kw_code.astype(np.int32)[pair_kw]
@@ -347,10 +347,6 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
     # Pairs are ordered by version, then item, then keyword: the missed ones
     # are the per-cell lists in grid order.
     return n_missed, pc.take(kw_text, pa.array(pair_kw[miss]))
-
-
-def _index_type(n: int) -> type:
-    return np.int32 if n < 2**31 else np.int64
 
 
 @dataclass(frozen=True, eq=False)

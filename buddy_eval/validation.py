@@ -17,17 +17,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import GoldenColumns, JoinCodes, ResultColumns, Texts, large_strings, strings
+from .columns import (
+    GoldenColumns,
+    JoinCodes,
+    ResultColumns,
+    Texts,
+    large_strings,
+    strings,
+    value_offsets,
+)
 from .errors import InputError
+from .parsing import strip_blanks
 
 __all__ = ["split_keywords", "check_input"]
-
-
-def _offsets(values: pa.Array) -> np.ndarray:
-    """The ``len(values) + 1`` value offsets of a string array, as int64."""
-    width = np.int64 if values.type == pa.large_string() else np.int32
-    at = np.frombuffer(values.buffers()[1], width)[values.offset : values.offset + len(values) + 1]
-    return at.astype(np.int64)
 
 
 def split_keywords(field: pa.Array) -> pa.ListArray:
@@ -39,7 +41,7 @@ def split_keywords(field: pa.Array) -> pa.ListArray:
     """
     field = large_strings(field.fill_null("-"))
     n = len(field)
-    offsets = _offsets(field) if n else np.zeros(1, np.int64)
+    offsets = value_offsets(field).astype(np.int64) if n else np.zeros(1, np.int64)
     lo, hi = int(offsets[0]), int(offsets[-1])
     if hi == lo:
         empty = pa.array(np.zeros(n + 1, np.int32))
@@ -59,7 +61,7 @@ def split_keywords(field: pa.Array) -> pa.ListArray:
     at = owner + np.arange(len(commas))
     ends[at] = commas
     starts[at + 1] = commas + 1
-    _strip_blanks(data, starts, ends)
+    strip_blanks(data, starts, ends)
     keep = ends > starts
     first_byte = data[np.minimum(offsets[:-1], len(data) - 1)]
     dash = (offsets[1:] - offsets[:-1] == 1) & (first_byte == 45)
@@ -77,22 +79,6 @@ def split_keywords(field: pa.Array) -> pa.ListArray:
         )
         words = pc.cast(pc.take(texts, pa.array(np.arange(0, len(view), 2))), pa.string())
     return pa.ListArray.from_arrays(pa.array(list_offsets), words)
-
-
-def _strip_blanks(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
-    """Move each ``[starts[i], ends[i])`` in place past spaces and tabs at either end."""
-    more = np.flatnonzero(starts < ends)
-    while len(more):
-        byte = data[starts[more]]
-        more = more[(byte == 32) | (byte == 9)]
-        starts[more] += 1
-        more = more[starts[more] < ends[more]]
-    more = np.flatnonzero(starts < ends)
-    while len(more):
-        byte = data[ends[more] - 1]
-        more = more[(byte == 32) | (byte == 9)]
-        ends[more] -= 1
-        more = more[starts[more] < ends[more]]
 
 
 def _first(mask: np.ndarray) -> int | None:
