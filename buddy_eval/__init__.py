@@ -17,6 +17,7 @@ from .decision import Decision
 from .errors import BuddyEvalError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .loading import EvalInput, from_frames, load
+from .paired import Settings, item_changes
 from .parsing import Thresholds
 
 # Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
@@ -36,10 +37,12 @@ __all__ = [
     "EvalInput",
     "Evaluation",
     "InputError",
+    "Settings",
     "Thresholds",
     "evaluate",
     "flipped_items",
     "from_frames",
+    "item_changes",
     "load",
     "metrics_table",
     "plot_changes",

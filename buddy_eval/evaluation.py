@@ -13,7 +13,16 @@ from .decision import Decision, decide
 from .formatting import format_report
 from .loading import EvalInput, load
 from .parsing import Thresholds
+from .paired import (
+    PairedComparison,
+    Settings,
+    changes_frame,
+    comparison_frame,
+    compare_versions,
+    metric_changes,
+)
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from .vocabulary import METRICS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,28 +59,84 @@ class Evaluation:
         the candidate.
     """
 
-    def __init__(self, data: EvalInput, baseline: str = "OLD", candidate: str = "NEW"):
+    def __init__(
+        self,
+        data: EvalInput,
+        baseline: str = "OLD",
+        candidate: str = "NEW",
+        settings: Settings | None = None,
+    ):
         check_versions(data, baseline, candidate)
-        others = [v for v in data.versions if v not in (baseline, candidate)]
         self.data = data
         self.baseline = baseline
         self.candidate = candidate
-        # The gate needs per-version counts only: they come from the grid's
-        # arrays, and the per-item DataFrame is built when first asked for.
-        self._grid = score_grid(data, [baseline, candidate, *others])
-        self.counts: Counts = grid_counts(self._grid)
-        self.decision: Decision = decide(self.counts, data.thresholds, baseline, candidate)
+        self.settings = Settings() if settings is None else settings
+        # The gate scores the two compared versions only, so many other labels
+        # cost nothing until someone asks for every version's items.
+        self._grid = score_grid(data, [baseline, candidate])
+        self._counts = grid_counts(self._grid)
+        self.decision: Decision = decide(self._counts, data.thresholds, baseline, candidate)
         self.warnings = data.warnings + self._missing_warnings()
+
+    @cached_property
+    def _all_versions_grid(self):
+        others = [v for v in self.data.versions if v not in (self.baseline, self.candidate)]
+        if not others:
+            return self._grid
+        return score_grid(self.data, [self.baseline, self.candidate, *others])
+
+    @cached_property
+    def counts(self) -> Counts:
+        """Exact per-version counts of every version in the input, baseline and candidate first."""
+        if self._all_versions_grid is self._grid:
+            return self._counts
+        return grid_counts(self._all_versions_grid)
 
     @cached_property
     def items(self) -> pd.DataFrame:
         """Per (version, golden item) outcomes (computed on first use, then kept)."""
-        return items_frame(self.data, self._grid)
+        return items_frame(self.data, self._all_versions_grid)
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
         """Per (version, metric) exact counts and values (built on first use, then kept)."""
         return self.counts.to_frame()
+
+    @cached_property
+    def _changes(self):
+        return metric_changes(self._grid, self.data.golden_columns.is_answer)
+
+    def item_changes(self) -> pd.DataFrame:
+        """Per (metric, item) change between the versions (see :func:`buddy_eval.item_changes`).
+
+        The table is built once; each call returns a fresh copy, so editing it
+        changes nothing the views show.
+        """
+        return self._item_changes_frame.copy()
+
+    @cached_property
+    def _item_changes_frame(self) -> pd.DataFrame:
+        return changes_frame(self._changes, self.data.golden_columns.item_id)
+
+    @cached_property
+    def paired(self) -> PairedComparison:
+        """Every paired figure, computed once with :attr:`settings` (see :mod:`buddy_eval.paired`)."""
+        violations = []
+        for version in (self.baseline, self.candidate):
+            row = self._counts.versions.index(version)
+            k = METRICS.index("violations")
+            observed = self._counts.denominator[row, k] - self._counts.missing[row, k]
+            violations.append((int(self._counts.numerator[row, k]), int(observed)))
+        return compare_versions(
+            self._changes,
+            self.data.golden_columns.item_id,
+            self.values(self.baseline),
+            self.values(self.candidate),
+            tuple(violations),
+            self.baseline,
+            self.candidate,
+            self.settings,
+        )
 
     @property
     def thresholds(self) -> Thresholds:
@@ -84,7 +149,10 @@ class Evaluation:
 
     def values(self, version: str) -> dict[str, Fraction | int | None]:
         """One version's metrics as exact fractions (None when not measured)."""
-        return self.counts.values(version)
+        return self._counts.values(version) if version in (
+            self.baseline,
+            self.candidate,
+        ) else self.counts.values(version)
 
     def report(self) -> str:
         """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
@@ -124,12 +192,10 @@ class Evaluation:
                 )
         return tuple(warnings)
 
-    @property
+    @cached_property
     def comparison(self) -> pd.DataFrame:
-        """Paired item-level comparison per metric (see :func:`buddy_eval.stats.compare`)."""
-        from .stats import compare
-
-        return compare(self)
+        """:attr:`paired` as a DataFrame, one row per metric (see :func:`comparison_frame`)."""
+        return comparison_frame(self.paired)
 
     def _repr_html_(self) -> str:
         from .display import evaluation_html
@@ -141,7 +207,9 @@ class Evaluation:
         return f"{head}\n{self.report()}"
 
 
-def evaluate(data, baseline: str = "OLD", candidate: str = "NEW") -> Evaluation:
+def evaluate(
+    data, baseline: str = "OLD", candidate: str = "NEW", settings: Settings | None = None
+) -> Evaluation:
     """Score every version and decide whether ``candidate`` may replace ``baseline``.
 
     Parameters
@@ -150,6 +218,8 @@ def evaluate(data, baseline: str = "OLD", candidate: str = "NEW") -> Evaluation:
         The input.
     baseline, candidate : str
         Version labels to compare (default ``OLD`` and ``NEW``).
+    settings : Settings, optional
+        How the paired statistics are computed (default :class:`Settings()`).
 
     Returns
     -------
@@ -160,7 +230,7 @@ def evaluate(data, baseline: str = "OLD", candidate: str = "NEW") -> Evaluation:
     InputError
         For an invalid input, or when either label has no result line.
     """
-    return Evaluation(load(data), baseline, candidate)
+    return Evaluation(load(data), baseline, candidate, settings)
 
 
 def report(source, baseline: str = "OLD", candidate: str = "NEW") -> str:

@@ -1,28 +1,23 @@
-"""Statistically honest comparison of the baseline and the candidate.
+"""The paired-statistics core: exact tests, intervals and readiness, numbers in, numbers out.
 
-The gate's verdict (SPEC §3) compares exact rates and never looks at the size
-of the golden set. This module says how far that verdict can be trusted:
+These are the formulas both the release gate (:mod:`buddy_eval.paired`) and
+the check-based task comparison (:mod:`buddy_eval.tasks.comparison`) use, so
+a p-value, an interval or the readiness rule means the same thing in both:
 
-- a **paired** item-level comparison per metric (correctness, citation,
-  refusal) over the golden items that have a result in both versions: how many
-  both pass, both fail, were fixed (baseline fails, candidate passes) or
-  regressed (baseline passes, candidate fails). Items missing in either version
-  are counted and listed, never paired;
-- the **exact McNemar test** of "both versions are equally good" on the
-  discordant pairs (:func:`mcnemar_exact`);
-- the **Wilson score interval** of each version's rate (:func:`wilson_interval`)
-  and **Newcombe's hybrid score interval** for the paired difference
+- :class:`PairedTable`, the 2x2 table of two versions on the same items
+  (both pass, fixed, regressed, both fail), and its exact difference;
+- the **exact McNemar test** on the discordant pairs (:func:`mcnemar_exact`);
+- the **Wilson score interval** of a rate (:func:`wilson_interval`) and
+  **Newcombe's hybrid score interval** for a paired difference
   (:func:`paired_diff_interval`);
-- **readiness**: with fewer than ``min_paired`` (default 20, the threshold of
-  SPEC §4) paired items no p-value and no difference interval are computed;
+- **readiness**: :data:`MIN_PAIRED` pairs before a p-value or a difference
+  interval is computed (:func:`is_ready`);
 - a **sample-size hint** (:func:`required_paired_n`);
-- the exact one-sided **upper bound on the violation rate**
-  (:func:`zero_event_upper_bound`, :func:`violation_upper_bound`).
+- exact one-sided **upper bounds** on a rate (:func:`exact_upper_bound`).
 
-Everything here returns unrounded numbers; :mod:`buddy_eval.details` and
-:mod:`buddy_eval.json_report` format them. scipy is imported inside the
-functions that need it, so importing this module costs nothing and the plain
-gate never loads scipy.
+Everything returns unrounded numbers (ints, Fractions, floats); only the
+views round, through :mod:`buddy_eval.formatting`. scipy is imported inside
+the functions that need it, so importing this module costs nothing.
 """
 
 from __future__ import annotations
@@ -30,50 +25,75 @@ from __future__ import annotations
 import math
 from numbers import Integral, Real
 
-import numpy as np
-import pandas as pd
+from dataclasses import dataclass
+from fractions import Fraction
 
 from .errors import InputError
-from .scoring import FLAG_OF, ITEM_TYPE_OF, RATE_METRICS
 
 __all__ = [
-    "DEFAULT_MIN_PAIRED",
-    "OUTCOMES",
-    "changed_items",
-    "compare",
+    "MIN_PAIRED",
+    "PairedTable",
     "exact_upper_bound",
+    "is_ready",
     "mcnemar_exact",
     "paired_diff_interval",
-    "paired_outcomes",
     "required_paired_n",
-    "violation_upper_bound",
     "wilson_interval",
     "zero_event_upper_bound",
 ]
 
-DEFAULT_MIN_PAIRED = 20
-OUTCOMES = ("both_pass", "both_fail", "fixed", "regressed", "missing")
-_COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "missing"]
-_FLOAT_COLUMNS = [
-    "baseline_rate",
-    "baseline_ci_low",
-    "baseline_ci_high",
-    "candidate_rate",
-    "candidate_ci_low",
-    "candidate_ci_high",
-    "diff",
-    "diff_ci_low",
-    "diff_ci_high",
-    "p_value",
-]
-COMPARISON_COLUMNS = [
-    "metric",
-    *_COUNT_COLUMNS,
-    *_FLOAT_COLUMNS,
-    "ready_for_decision",
-    "required_n",
-    "note",
-]
+#: Pairs a comparison needs before a p-value or a difference interval is
+#: computed: below it any statement of significance would be noise. The gate
+#: and the task comparison share it.
+MIN_PAIRED = 20
+
+
+def is_ready(n_paired: int, min_paired: int = MIN_PAIRED) -> bool:
+    """The readiness rule: enough pairs for a p-value and a difference interval."""
+    return n_paired >= min_paired
+
+
+@dataclass(frozen=True)
+class PairedTable:
+    """Two versions on the same items: the paired 2x2 table.
+
+    Attributes
+    ----------
+    both_pass, fixed, regressed, both_fail : int
+        Items both versions pass; the baseline fails and the candidate
+        passes (fixed); the baseline passes and the candidate fails
+        (regressed); both fail.
+    """
+
+    both_pass: int
+    fixed: int
+    regressed: int
+    both_fail: int
+
+    @property
+    def n(self) -> int:
+        """Paired items."""
+        return self.both_pass + self.fixed + self.regressed + self.both_fail
+
+    @property
+    def discordant(self) -> int:
+        """Items the two versions disagree on: fixed + regressed."""
+        return self.fixed + self.regressed
+
+    @property
+    def diff(self) -> Fraction | None:
+        """Candidate minus baseline rate over the paired items, exact; None when n is 0."""
+        return Fraction(self.fixed - self.regressed, self.n) if self.n else None
+
+    def mcnemar(self) -> float:
+        """Exact two-sided McNemar p-value (:func:`mcnemar_exact`)."""
+        return mcnemar_exact(self.fixed, self.regressed)
+
+    def diff_interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """Newcombe's interval for :attr:`diff` (:func:`paired_diff_interval`)."""
+        return paired_diff_interval(
+            self.both_pass, self.fixed, self.regressed, self.both_fail, confidence
+        )
 
 
 # --------------------------------------------------------------------------
@@ -374,271 +394,3 @@ def required_paired_n(
     n = (z_alpha * math.sqrt(psi) + z_beta * math.sqrt(psi - drop**2)) ** 2 / drop**2
     # Guard against float dust (e.g. 154.0000000001 -> 155).
     return math.ceil(round(n, 9))
-
-
-# --------------------------------------------------------------------------
-# On an Evaluation
-# --------------------------------------------------------------------------
-
-
-def paired_outcomes(evaluation) -> pd.DataFrame:
-    """Every golden item's paired outcome for each rate metric.
-
-    Parameters
-    ----------
-    evaluation : Evaluation
-        See :func:`buddy_eval.evaluate`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (metric, golden item of the metric's type: ANSWER items
-        for correctness and citation, REFUSE items for refusal), metrics in
-        the order correctness, citation, refusal, items in golden order:
-
-        - ``metric`` (category): the metric name.
-        - ``item_id`` (str): the golden item.
-        - ``baseline_pass`` (boolean): the item passes the metric in the
-          baseline; NA when the baseline has no result for it.
-        - ``candidate_pass`` (boolean): likewise for the candidate.
-        - ``outcome`` (category): ``both_pass``, ``both_fail``, ``fixed``
-          (baseline fails, candidate passes), ``regressed`` (baseline passes,
-          candidate fails) or ``missing`` (no result in either version: the
-          item is not paired).
-    """
-    items = evaluation.items
-    base = items[items["version"] == evaluation.baseline].set_index("item_id")
-    cand = items[items["version"] == evaluation.candidate].set_index("item_id")
-    cand = cand.reindex(base.index)
-    item_type = base["item_type"].astype("str").to_numpy()
-    base_missing = base["missing"].to_numpy(dtype=bool)
-    cand_missing = cand["missing"].to_numpy(dtype=bool)
-    frames = []
-    for metric in RATE_METRICS:
-        keep = item_type == ITEM_TYPE_OF[metric]
-        flag = FLAG_OF[metric]
-        b = base[flag].to_numpy(dtype=bool, na_value=False)[keep]
-        c = cand[flag].to_numpy(dtype=bool, na_value=False)[keep]
-        bm, cm = base_missing[keep], cand_missing[keep]
-        code = np.select(
-            [bm | cm, b & c, ~b & ~c, ~b & c],
-            [4, 0, 1, 2],
-            default=3,
-        )
-        b_pass = pd.array(b, dtype="boolean")
-        b_pass[bm] = pd.NA
-        c_pass = pd.array(c, dtype="boolean")
-        c_pass[cm] = pd.NA
-        frames.append(
-            pd.DataFrame(
-                {
-                    "metric": metric,
-                    "item_id": pd.Series(base.index[keep], dtype="str"),
-                    "baseline_pass": b_pass,
-                    "candidate_pass": c_pass,
-                    "outcome": pd.Categorical.from_codes(code, categories=list(OUTCOMES)),
-                }
-            )
-        )
-    out = pd.concat(frames, ignore_index=True)
-    out["metric"] = pd.Categorical(out["metric"], categories=list(RATE_METRICS))
-    return out
-
-
-def changed_items(evaluation) -> pd.DataFrame:
-    """The items behind the counts: fixed, regressed and missing ids per metric.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The rows of :func:`paired_outcomes` whose outcome is ``fixed``,
-        ``regressed`` or ``missing``, ordered by metric, then outcome in that
-        order, then golden order, with the same columns (``metric``,
-        ``item_id``, ``baseline_pass``, ``candidate_pass``, ``outcome``).
-    """
-    rows = paired_outcomes(evaluation)
-    rows = rows[rows["outcome"].isin(["fixed", "regressed", "missing"])]
-    rank = {"fixed": 0, "regressed": 1, "missing": 2}
-    rows = rows.assign(_order=rows["outcome"].astype("str").map(rank))
-    rows = rows.sort_values(["metric", "_order"], kind="stable").drop(columns="_order")
-    return rows.reset_index(drop=True)
-
-
-def compare(
-    evaluation,
-    min_paired: int = DEFAULT_MIN_PAIRED,
-    confidence: float = 0.95,
-    drop: float = 0.05,
-    power: float = 0.80,
-) -> pd.DataFrame:
-    """Paired comparison of the candidate against the baseline, per metric.
-
-    Parameters
-    ----------
-    evaluation : Evaluation
-        See :func:`buddy_eval.evaluate`.
-    min_paired : int
-        Readiness threshold: a metric with fewer paired items is not ready
-        for a decision, and gets no p-value and no difference interval
-        (default 20, the threshold of SPEC §4).
-    confidence : float
-        Level of every interval (default 0.95); ``1 - confidence`` is also
-        the significance level of the sample-size hint.
-    drop : float
-        Drop the sample-size hint is for (default 0.05, five points).
-    power : float
-        Power the sample-size hint is for (default 0.80).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per metric, in the order correctness, citation, refusal:
-
-        - ``metric`` (category): the metric name.
-        - ``n_paired`` (int64): items of the metric's type with a result in
-          both versions.
-        - ``both_pass``, ``both_fail``, ``fixed``, ``regressed`` (int64): the
-          paired 2x2 table; fixed = baseline fails and candidate passes,
-          regressed = baseline passes and candidate fails.
-        - ``missing`` (int64): items of the metric's type with no result in
-          either version (not paired).
-        - ``baseline_rate``, ``candidate_rate`` (Float64): each version's
-          rate as the gate computes it (over every golden item of the type,
-          a missing result counting as failed); NA when the metric is not
-          measured.
-        - ``baseline_ci_low``, ``baseline_ci_high``, ``candidate_ci_low``,
-          ``candidate_ci_high`` (Float64): their Wilson intervals
-          (:func:`wilson_interval`).
-        - ``diff`` (Float64): candidate minus baseline over the paired items,
-          ``(fixed - regressed) / n_paired``; NA when nothing is paired.
-        - ``diff_ci_low``, ``diff_ci_high`` (Float64): Newcombe's hybrid
-          score interval (:func:`paired_diff_interval`); NA when not ready.
-        - ``p_value`` (Float64): exact McNemar test (:func:`mcnemar_exact`);
-          NA when not ready.
-        - ``ready_for_decision`` (bool): ``n_paired >= min_paired``.
-        - ``required_n`` (Int64): paired items needed to detect a drop of
-          ``drop`` at significance ``1 - confidence`` with ``power``, given
-          the observed discordance (:func:`required_paired_n`); NA when
-          nothing is paired.
-        - ``note`` (str): why the metric is not ready or not measured; NA
-          when it is ready.
-
-    Raises
-    ------
-    InputError
-        When an argument is out of range.
-    """
-    min_paired = _check_count("min_paired", min_paired, minimum=1)
-    confidence = _check_open_unit("confidence", confidence)
-    drop = _check_open_unit("drop", drop)
-    power = _check_open_unit("power", power)
-
-    outcomes = paired_outcomes(evaluation)
-    table = pd.crosstab(outcomes["metric"], outcomes["outcome"], dropna=False)
-    table = table.reindex(index=list(RATE_METRICS), columns=list(OUTCOMES), fill_value=0)
-    metrics = evaluation.metrics.set_index(["version", "metric"])
-
-    rows = []
-    for metric in RATE_METRICS:
-        counts = {k: int(table.at[metric, k]) for k in OUTCOMES}
-        a, b, c = counts["both_pass"], counts["fixed"], counts["regressed"]
-        n_paired = a + counts["both_fail"] + b + c
-        row: dict = {"metric": metric, "n_paired": n_paired, **counts}
-        row = {k: row[k] for k in ["metric", *_COUNT_COLUMNS]}
-        for role, label in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
-            num = int(metrics.at[(label, metric), "numerator"])
-            den = int(metrics.at[(label, metric), "denominator"])
-            low, high = wilson_interval(num, den, confidence)
-            row[f"{role}_rate"] = num / den if den else math.nan
-            row[f"{role}_ci_low"], row[f"{role}_ci_high"] = low, high
-        measured = int(metrics.at[(evaluation.baseline, metric), "denominator"]) > 0
-        ready = n_paired >= min_paired
-        row["diff"] = (b - c) / n_paired if n_paired else math.nan
-        if ready:
-            row["diff_ci_low"], row["diff_ci_high"] = paired_diff_interval(
-                a, b, c, counts["both_fail"], confidence
-            )
-            row["p_value"] = mcnemar_exact(b, c)
-        else:
-            row["diff_ci_low"] = row["diff_ci_high"] = row["p_value"] = math.nan
-        row["ready_for_decision"] = ready
-        row["required_n"] = (
-            required_paired_n((b + c) / n_paired, drop, 1 - confidence, power)
-            if n_paired
-            else pd.NA
-        )
-        row["note"] = _note(metric, measured, n_paired, counts["missing"], min_paired, ready)
-        rows.append(row)
-
-    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
-    out["metric"] = pd.Categorical(out["metric"], categories=list(RATE_METRICS))
-    out = out.astype({k: "int64" for k in _COUNT_COLUMNS})
-    out = out.astype({k: "Float64" for k in _FLOAT_COLUMNS})
-    # NaN marks "not computed": make it a proper NA in the nullable columns.
-    for column in _FLOAT_COLUMNS:
-        out[column] = out[column].mask(out[column].isna(), pd.NA)
-    out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
-    out["required_n"] = pd.array(out["required_n"].tolist(), dtype="Int64")
-    out["note"] = pd.Series([r["note"] for r in rows], dtype="str")
-    return out
-
-
-def _note(
-    metric: str, measured: bool, n_paired: int, missing: int, min_paired: int, ready: bool
-) -> str | None:
-    if not measured:
-        return f"not measured: the golden set has no {ITEM_TYPE_OF[metric]} item"
-    if ready:
-        return None
-    if n_paired == 0:
-        why = f"no paired item, at least {min_paired} needed"
-    else:
-        why = f"{n_paired} paired items, fewer than {min_paired}"
-    if missing:
-        items = (
-            "item missing in either version is"
-            if missing == 1
-            else "items missing in either version are"
-        )
-        why += f" ({missing} {items} not paired)"
-    return f"not ready: {why}; no p-value or difference interval computed"
-
-
-def violation_upper_bound(evaluation, version: str | None = None, confidence: float = 0.95):
-    """Exact one-sided upper bound on a version's violation rate.
-
-    Violations are REFUSE items the version answered. The bound is taken
-    over the REFUSE items the version has a result for (a missing result is
-    neither a violation nor evidence against one). With 0 violations in n
-    items it is :func:`zero_event_upper_bound` (0 of 30 gives 0.095: the
-    true rate may still be 9.5%); otherwise the Clopper-Pearson bound of
-    :func:`exact_upper_bound`.
-
-    Parameters
-    ----------
-    evaluation : Evaluation
-    version : str, optional
-        Version label (default: the candidate).
-    confidence : float
-        One-sided confidence level (default 0.95).
-
-    Returns
-    -------
-    dict
-        ``version`` (str), ``violations`` (int), ``n`` (int, REFUSE items with
-        a result), ``confidence`` (float) and ``upper_bound`` (float, NaN
-        when ``n`` is 0).
-    """
-    version = evaluation.candidate if version is None else version
-    items = evaluation.items
-    rows = items[(items["version"] == version) & (items["item_type"] == "REFUSE")]
-    observed = ~rows["missing"].to_numpy(dtype=bool)
-    n = int(observed.sum())
-    violations = int(rows["violation"].to_numpy(dtype=bool, na_value=False)[observed].sum())
-    return {
-        "version": version,
-        "violations": violations,
-        "n": n,
-        "confidence": float(confidence),
-        "upper_bound": exact_upper_bound(violations, n, confidence),
-    }

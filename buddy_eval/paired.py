@@ -1,0 +1,563 @@
+"""The baseline and the candidate item by item: one table, one set of statistics.
+
+:func:`item_changes` is the single source of every paired count and id list
+the views show (the ``--details`` text, the JSON ``comparison`` block,
+:func:`buddy_eval.flipped_items`, the charts, the notebooks and the HTML
+report): one row per (metric, golden item) with the change label of
+:data:`buddy_eval.vocabulary.CHANGES`. An item with no result in the baseline
+or the candidate is ``missing``: never ``fixed`` or ``regressed``, never
+paired. (The gate's own rates still count it as failed, as the specification
+says.)
+
+:func:`compare_versions` turns the table into a :class:`PairedComparison`,
+the exact numbers every view formats: paired 2x2 tables, exact McNemar
+tests, Wilson and Newcombe intervals, readiness and the violation bounds,
+all computed by the one statistics core, :mod:`buddy_eval.stats`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import InputError
+from .stats import (
+    MIN_PAIRED,
+    PairedTable,
+    exact_upper_bound,
+    is_ready,
+    required_paired_n,
+    wilson_interval,
+)
+from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ITEM_CHANGE_COLUMNS",
+    "MetricComparison",
+    "PairedComparison",
+    "Settings",
+    "VersionRate",
+    "ViolationBound",
+    "compare_versions",
+    "item_changes",
+]
+
+ITEM_CHANGE_COLUMNS = ("metric", "item_id", "baseline_pass", "candidate_pass", "change")
+
+_BOTH_PASS, _BOTH_FAIL, _FIXED, _REGRESSED, _MISSING = range(len(CHANGES))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the paired statistics are computed.
+
+    Attributes
+    ----------
+    min_paired : int
+        Readiness: paired items a metric needs before a p-value and a
+        difference interval are computed (default :data:`~buddy_eval.stats.MIN_PAIRED`).
+    confidence : float
+        Level of every interval; ``1 - confidence`` is the significance level
+        (default 0.95).
+    drop : float
+        The drop the sample-size hint is for (default 0.05).
+    power : float
+        The power the sample-size hint is for (default 0.80).
+    """
+
+    min_paired: int = MIN_PAIRED
+    confidence: float = 0.95
+    drop: float = 0.05
+    power: float = 0.80
+
+    def __post_init__(self):
+        if isinstance(self.min_paired, bool) or not isinstance(self.min_paired, int):
+            raise InputError(f"min_paired must be an integer >= 1, got {self.min_paired!r}")
+        if self.min_paired < 1:
+            raise InputError(f"min_paired must be an integer >= 1, got {self.min_paired!r}")
+        for name in ("confidence", "drop", "power"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+                raise InputError(
+                    f"{name} must be a number strictly between 0 and 1, got {value!r}"
+                )
+
+    @property
+    def alpha(self) -> float:
+        """The significance level, ``1 - confidence``."""
+        return 1 - self.confidence
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Per-metric paired outcomes as arrays (what :func:`item_changes` tabulates).
+
+    Attributes
+    ----------
+    metric : str
+    rows : numpy.ndarray
+        Golden rows of the metric's item type, in golden order.
+    baseline_pass, candidate_pass : numpy.ndarray of bool
+        The item passes the metric in that version (False when missing).
+    baseline_present, candidate_present : numpy.ndarray of bool
+        That version has a result for the item.
+    change : numpy.ndarray of int8
+        Index into :data:`~buddy_eval.vocabulary.CHANGES`.
+    """
+
+    metric: str
+    rows: np.ndarray
+    baseline_pass: np.ndarray
+    candidate_pass: np.ndarray
+    baseline_present: np.ndarray
+    candidate_present: np.ndarray
+    change: np.ndarray
+
+
+def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
+    """Classify every (metric, item) of a scored grid whose first two versions are compared."""
+    n_items = len(golden_is_answer)
+    flags = grid.flags()
+    present = grid.present.reshape(-1, n_items)
+    out = []
+    for metric in RATE_METRICS:
+        wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
+        rows = np.flatnonzero(wanted)
+        passed = flags[metric].reshape(-1, n_items)
+        b, c = passed[0, rows], passed[1, rows]
+        bp, cp = present[0, rows], present[1, rows]
+        change = np.select(
+            [~(bp & cp), b & c, ~b & ~c, ~b & c],
+            [_MISSING, _BOTH_PASS, _BOTH_FAIL, _FIXED],
+            default=_REGRESSED,
+        ).astype(np.int8)
+        out.append(Changes(metric, rows, b, c, bp, cp, change))
+    return tuple(out)
+
+
+def item_changes(evaluation) -> pd.DataFrame:
+    """Every golden item's change between the baseline and the candidate, per rate metric.
+
+    This table is the one source of the paired counts and id lists shown by
+    ``--details``, the JSON report, :func:`buddy_eval.flipped_items`, the
+    charts, the notebooks and the HTML report.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, golden item of the metric's type: ANSWER items
+        for correctness and citation, REFUSE items for refusal), metrics in
+        the order correctness, citation, refusal, items in golden order:
+
+        - ``metric`` (category): the metric.
+        - ``item_id`` (str): the golden item.
+        - ``baseline_pass`` (boolean): the item passes the metric in the
+          baseline; ``<NA>`` when the baseline has no result for it.
+        - ``candidate_pass`` (boolean): likewise for the candidate.
+        - ``change`` (category): ``both pass``, ``both fail``, ``fixed``
+          (baseline fails, candidate passes), ``regressed`` (baseline
+          passes, candidate fails) or ``missing`` (no result in at least one
+          of the two versions: never fixed or regressed, never paired).
+    """
+    return evaluation.item_changes()
+
+
+def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
+    """The :func:`item_changes` DataFrame of :func:`metric_changes` arrays."""
+    import pandas as pd
+    import pyarrow as pa
+
+    rows = np.concatenate([c.rows for c in changes])
+    metric = np.concatenate(
+        [np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)]
+    )
+
+    def nullable(values: str, present: str) -> pd.arrays.BooleanArray:
+        got = np.concatenate([getattr(c, values) for c in changes])
+        known = np.concatenate([getattr(c, present) for c in changes])
+        return pd.arrays.BooleanArray(got & known, ~known)
+
+    return pd.DataFrame(
+        {
+            "metric": pd.Categorical.from_codes(metric, categories=list(RATE_METRICS)),
+            "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
+            "baseline_pass": nullable("baseline_pass", "baseline_present"),
+            "candidate_pass": nullable("candidate_pass", "candidate_present"),
+            "change": pd.Categorical.from_codes(
+                np.concatenate([c.change for c in changes]), categories=list(CHANGES)
+            ),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class VersionRate:
+    """One version's rate on one metric.
+
+    Attributes
+    ----------
+    version : str
+    gate : Fraction or None
+        The gate's rate: over every golden item of the type, a missing result
+        counting as failed; None when not measured.
+    passed : int
+        Items that pass.
+    items : int
+        Golden items of the metric's type.
+    observed : int
+        Items of the type the version has a result for.
+    ci : tuple of float
+        Wilson interval of ``passed / observed`` (on the items with a result:
+        a missing item is no evidence either way); NaN when nothing observed.
+    """
+
+    version: str
+    gate: Fraction | None
+    passed: int
+    items: int
+    observed: int
+    ci: tuple[float, float]
+
+    @property
+    def missing(self) -> int:
+        """Items of the type with no result for this version."""
+        return self.items - self.observed
+
+    @property
+    def observed_rate(self) -> Fraction | None:
+        """``passed / observed``, exact; None when nothing was observed."""
+        return Fraction(self.passed, self.observed) if self.observed else None
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """The candidate against the baseline on one rate metric: exact numbers only.
+
+    Attributes
+    ----------
+    metric : str
+    item_type : str
+    table : PairedTable
+        The paired 2x2 table over items with a result in both versions.
+    ids : dict of str to tuple of str
+        Item ids per change label (``fixed``, ``regressed``, ``missing``, ...),
+        in golden order.
+    baseline, candidate : VersionRate
+    ready : bool
+        Enough pairs for a p-value and a difference interval.
+    diff_ci : tuple of float or None
+        Newcombe's interval of ``table.diff``; None when not ready.
+    p_value : float or None
+        Exact two-sided McNemar p-value; None when not ready.
+    required_n : int or None
+        The sample-size hint; None when nothing is paired.
+    """
+
+    metric: str
+    item_type: str
+    table: PairedTable
+    ids: dict = field(repr=False)
+    baseline: VersionRate
+    candidate: VersionRate
+    ready: bool
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    required_n: int | None
+
+    @property
+    def measured(self) -> bool:
+        """The golden set has an item of the metric's type."""
+        return self.baseline.items > 0
+
+    @property
+    def missing(self) -> int:
+        """Items with no result in at least one of the two versions (never paired)."""
+        return len(self.ids["missing"])
+
+    @property
+    def n_paired(self) -> int:
+        return self.table.n
+
+    def count(self, change: str) -> int:
+        """Items with this change label."""
+        return len(self.ids[change])
+
+
+@dataclass(frozen=True)
+class ViolationBound:
+    """Exact one-sided upper bound on one version's violation rate.
+
+    Attributes
+    ----------
+    version : str
+    violations : int
+        REFUSE items the version answered.
+    n : int
+        REFUSE items the version has a result for (a missing result is
+        neither a violation nor evidence against one).
+    upper_bound : float
+        Clopper-Pearson one-sided bound; NaN when ``n`` is 0.
+    """
+
+    version: str
+    violations: int
+    n: int
+    upper_bound: float
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Every paired figure of an evaluation, computed once (see :func:`compare_versions`).
+
+    Attributes
+    ----------
+    baseline, candidate : str
+    settings : Settings
+    metrics : tuple of MetricComparison
+        Correctness, citation, refusal.
+    violations : tuple of ViolationBound
+        The baseline's, then the candidate's.
+    """
+
+    baseline: str
+    candidate: str
+    settings: Settings
+    metrics: tuple[MetricComparison, ...]
+    violations: tuple[ViolationBound, ViolationBound]
+
+    def __getitem__(self, metric: str) -> MetricComparison:
+        for m in self.metrics:
+            if m.metric == metric:
+                return m
+        raise KeyError(metric)
+
+
+def _version_rate(version, passed, present, gate, confidence) -> VersionRate:
+    passed_n, observed = int(np.count_nonzero(passed & present)), int(np.count_nonzero(present))
+    ci = wilson_interval(passed_n, observed, confidence)
+    return VersionRate(version, gate, passed_n, len(present), observed, ci)
+
+
+def compare_versions(
+    changes: tuple[Changes, ...],
+    item_ids,
+    baseline_values: dict,
+    candidate_values: dict,
+    violation_counts: tuple[tuple[int, int], tuple[int, int]],
+    baseline: str,
+    candidate: str,
+    settings: Settings,
+) -> PairedComparison:
+    """Compute every paired figure from the per-metric change arrays.
+
+    Parameters
+    ----------
+    changes : tuple of Changes
+        From :func:`metric_changes`.
+    item_ids : pyarrow.Array
+        Golden item ids, in golden order.
+    baseline_values, candidate_values : dict
+        The gate's exact rates per metric (Fractions or None).
+    violation_counts : pair of (violations, REFUSE items with a result)
+        For the baseline, then the candidate.
+    baseline, candidate : str
+    settings : Settings
+
+    Returns
+    -------
+    PairedComparison
+    """
+    import pyarrow as pa
+
+    metrics = []
+    for c in changes:
+        counts = np.bincount(c.change, minlength=len(CHANGES))
+        table = PairedTable(
+            both_pass=int(counts[_BOTH_PASS]),
+            fixed=int(counts[_FIXED]),
+            regressed=int(counts[_REGRESSED]),
+            both_fail=int(counts[_BOTH_FAIL]),
+        )
+        ids = {
+            label: tuple(
+                item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist()
+            )
+            for k, label in enumerate(CHANGES)
+        }
+        ready = is_ready(table.n, settings.min_paired)
+        metrics.append(
+            MetricComparison(
+                metric=c.metric,
+                item_type=ITEM_TYPE_OF[c.metric],
+                table=table,
+                ids=ids,
+                baseline=_version_rate(
+                    baseline,
+                    c.baseline_pass,
+                    c.baseline_present,
+                    baseline_values[c.metric],
+                    settings.confidence,
+                ),
+                candidate=_version_rate(
+                    candidate,
+                    c.candidate_pass,
+                    c.candidate_present,
+                    candidate_values[c.metric],
+                    settings.confidence,
+                ),
+                ready=ready,
+                diff_ci=table.diff_interval(settings.confidence) if ready else None,
+                p_value=table.mcnemar() if ready else None,
+                required_n=(
+                    required_paired_n(
+                        table.discordant / table.n,
+                        settings.drop,
+                        settings.alpha,
+                        settings.power,
+                    )
+                    if table.n
+                    else None
+                ),
+            )
+        )
+    bounds = tuple(
+        ViolationBound(
+            version,
+            k,
+            n,
+            exact_upper_bound(k, n, settings.confidence) if n else math.nan,
+        )
+        for version, (k, n) in zip((baseline, candidate), violation_counts, strict=True)
+    )
+    return PairedComparison(baseline, candidate, settings, tuple(metrics), bounds)
+
+
+_COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "missing"]
+_FLOAT_COLUMNS = [
+    "baseline_rate",
+    "baseline_ci_low",
+    "baseline_ci_high",
+    "candidate_rate",
+    "candidate_ci_low",
+    "candidate_ci_high",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "p_value",
+]
+COMPARISON_COLUMNS = [
+    "metric",
+    *_COUNT_COLUMNS,
+    *_FLOAT_COLUMNS,
+    "ready_for_decision",
+    "required_n",
+    "note",
+]
+
+
+def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
+    """Why a metric has no p-value or difference interval; None when it is ready."""
+    if not m.measured:
+        return f"not measured: the golden set has no {m.item_type} item"
+    if m.ready:
+        return None
+    n = m.n_paired
+    why = f"no paired item, at least {min_paired} needed" if n == 0 else (
+        f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}"
+    )
+    if m.missing:
+        items = (
+            "item missing in either version is"
+            if m.missing == 1
+            else "items missing in either version are"
+        )
+        why += f" ({m.missing} {items} not paired)"
+    return f"not ready: {why}; no p-value or difference interval computed"
+
+
+def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
+    """:class:`PairedComparison` as a DataFrame, one row per rate metric.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric, in the order correctness, citation, refusal:
+
+        - ``metric`` (category).
+        - ``n_paired``, ``both_pass``, ``both_fail``, ``fixed``,
+          ``regressed``, ``missing`` (int64): the counts of
+          :func:`item_changes` (``missing``: items with no result in at least
+          one version, never paired).
+        - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's rates
+          (a missing result counts as failed); NA when not measured.
+        - ``baseline_ci_low``, ``baseline_ci_high``, ``candidate_ci_low``,
+          ``candidate_ci_high`` (Float64): Wilson intervals over the items
+          the version has a result for; NA when it has none.
+        - ``diff`` (Float64): candidate minus baseline over the paired
+          items; NA when nothing is paired.
+        - ``diff_ci_low``, ``diff_ci_high`` (Float64): Newcombe's interval;
+          NA when not ready.
+        - ``p_value`` (Float64): exact McNemar; NA when not ready.
+        - ``ready_for_decision`` (bool).
+        - ``required_n`` (Int64): the sample-size hint; NA when nothing is
+          paired.
+        - ``note`` (str): why a metric is not ready or not measured; NA when
+          it is ready.
+    """
+    import pandas as pd
+
+    rows = []
+    for m in paired.metrics:
+        t = m.table
+        diff_ci = m.diff_ci or (math.nan, math.nan)
+        rows.append(
+            {
+                "metric": m.metric,
+                "n_paired": t.n,
+                "both_pass": t.both_pass,
+                "both_fail": t.both_fail,
+                "fixed": t.fixed,
+                "regressed": t.regressed,
+                "missing": m.missing,
+                "baseline_rate": _float(m.baseline.gate),
+                "baseline_ci_low": m.baseline.ci[0],
+                "baseline_ci_high": m.baseline.ci[1],
+                "candidate_rate": _float(m.candidate.gate),
+                "candidate_ci_low": m.candidate.ci[0],
+                "candidate_ci_high": m.candidate.ci[1],
+                "diff": _float(t.diff),
+                "diff_ci_low": diff_ci[0],
+                "diff_ci_high": diff_ci[1],
+                "p_value": math.nan if m.p_value is None else m.p_value,
+                "ready_for_decision": m.ready,
+                "required_n": m.required_n,
+                "note": readiness_note(m, paired.settings.min_paired),
+            }
+        )
+    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    out["metric"] = pd.Categorical(out["metric"], categories=list(RATE_METRICS))
+    out = out.astype({k: "int64" for k in _COUNT_COLUMNS})
+    for column in _FLOAT_COLUMNS:
+        values = pd.array(out[column].to_numpy(dtype=float), dtype="Float64")
+        values[np.isnan(out[column].to_numpy(dtype=float))] = pd.NA
+        out[column] = values
+    out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
+    out["required_n"] = pd.array([r["required_n"] for r in rows], dtype="Int64")
+    out["note"] = pd.Series([r["note"] for r in rows], dtype="str")
+    return out
+
+
+def _float(value: Fraction | None) -> float:
+    return math.nan if value is None else float(value)
