@@ -12,15 +12,15 @@ import pyarrow as pa
 from .decision import Decision, decide
 from .formatting import format_report
 from .loading import EvalInput, load
-from .parsing import Thresholds
 from .paired import (
     PairedComparison,
     Settings,
     changes_frame,
-    comparison_frame,
     compare_versions,
+    comparison_frame,
     metric_changes,
 )
+from .parsing import Thresholds
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
 from .vocabulary import METRICS
 
@@ -120,7 +120,7 @@ class Evaluation:
 
     @cached_property
     def paired(self) -> PairedComparison:
-        """Every paired figure, computed once with :attr:`settings` (see :mod:`buddy_eval.paired`)."""
+        """Every paired figure, computed once with :attr:`settings` (:mod:`buddy_eval.paired`)."""
         violations = []
         for version in (self.baseline, self.candidate):
             row = self._counts.versions.index(version)
@@ -170,6 +170,12 @@ class Evaluation:
         out = self.items[keep].copy()
         out["version"] = out["version"].cat.set_categories([self.baseline, self.candidate])
         return out.reset_index(drop=True)
+
+    def missing_ids(self, version: str) -> list[str]:
+        """Golden items with no result for the baseline or the candidate, in golden order."""
+        position = (self.baseline, self.candidate).index(version)
+        missing = np.flatnonzero(self._grid.row_of[position] < 0)
+        return self.data.golden_columns.item_id.take(pa.array(missing, pa.int64())).to_pylist()
 
     def _missing_warnings(self) -> tuple[str, ...]:
         warnings = []

@@ -1,13 +1,54 @@
-"""Canonical report text: the only place where numbers are rounded."""
+"""Every number a person reads is rounded here, one function per kind of number.
+
+One rounding policy for every view (the canonical lines, ``--details``, the
+JSON report's formatted strings, the HTML report, the notebook display and
+the task comparison):
+
+- half up, from the exact value (a float is first read as the exact binary
+  fraction it holds), never Python's half-even ``'%.2f'``;
+- no negative zero;
+- a figure that is not zero never prints as zero: it gets more digits, or
+  ``< 0.0001``-style text;
+- a p-value below the significance level never prints as the level or more.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from .decision import Decision
-from .scoring import RATE_METRICS
+from .vocabulary import RATE_METRICS
 
-__all__ = ["format_fraction", "format_version_line", "format_report"]
+__all__ = [
+    "MAX_LISTED_IDS",
+    "format_count",
+    "format_diff",
+    "format_fraction",
+    "format_id_list",
+    "format_interval",
+    "format_p_value",
+    "format_percent",
+    "format_rate",
+    "format_report",
+    "format_version_line",
+]
+
+#: Item ids listed before "and N more" in text views.
+MAX_LISTED_IDS = 10
+_MAX_PLACES = 4
+
+
+def _exact(value) -> Fraction:
+    return value if isinstance(value, Fraction) else Fraction(value)
+
+
+def _is_na(value) -> bool:
+    if value is None:
+        return True
+    try:
+        return value != value  # NaN and pandas' NA
+    except TypeError:
+        return True
 
 
 def format_fraction(value: Fraction | None, places: int = 2) -> str:
@@ -21,11 +62,109 @@ def format_fraction(value: Fraction | None, places: int = 2) -> str:
     if value is None:
         return "n/a"
     if value < 0:
-        return "-" + format_fraction(-value, places)
+        text = format_fraction(-value, places)
+        return text if set(text) <= {"0", "."} else "-" + text
     scale = 10**places
     units = (value.numerator * scale * 2 + value.denominator) // (value.denominator * 2)
     whole, frac = divmod(units, scale)
     return f"{whole}.{frac:0{places}d}" if places else str(whole)
+
+
+def format_rate(value, places: int = 2) -> str:
+    """A rate (Fraction or float) with ``places`` decimals, half up; ``n/a`` when missing.
+
+    >>> format_rate(Fraction(27, 32)), format_rate(None)
+    ('0.84', 'n/a')
+    """
+    if _is_na(value):
+        return "n/a"
+    return format_fraction(_exact(value), places)
+
+
+def format_diff(value, places: int = 2, sign: bool = True) -> str:
+    """A difference or interval end: signed, never ``-0.00``, never zero unless it is zero.
+
+    A non-zero value that rounds to zero gets up to four decimals, then
+    ``< 0.0001`` / ``> -0.0001``.
+
+    >>> format_diff(Fraction(3, 31)), format_diff(-0.004), format_diff(0.0)
+    ('+0.10', '-0.004', '0.00')
+    >>> format_diff(-0.00001)
+    '> -0.0001'
+    """
+    if _is_na(value):
+        return "n/a"
+    exact = _exact(value)
+    if exact == 0:
+        return format_fraction(exact, places)
+    for digits in range(places, _MAX_PLACES + 1):
+        text = format_fraction(exact, digits)
+        if text.strip("-0.") != "":
+            break
+    else:
+        bound = "0." + "0" * (_MAX_PLACES - 1) + "1"
+        return f"< {bound}" if exact > 0 else f"> -{bound}"
+    return "+" + text if sign and exact > 0 else text
+
+
+def format_interval(low, high, signed: bool = False, places: int = 2) -> str:
+    """``[low, high]``; differences signed; ``n/a`` when not computed.
+
+    >>> format_interval(-0.3718, -0.004, signed=True)
+    '[-0.37, -0.004]'
+    """
+    if _is_na(low) or _is_na(high):
+        return "n/a"
+    if signed:
+        return f"[{format_diff(low, places)}, {format_diff(high, places)}]"
+    return f"[{format_diff(low, places, sign=False)}, {format_diff(high, places, sign=False)}]"
+
+
+def format_p_value(p, alpha: float = 0.05, places: int = 3) -> str:
+    """``= 0.453``, ``< 0.001``; a p below ``alpha`` never prints as ``alpha`` or more.
+
+    >>> format_p_value(0.453125), format_p_value(0.0498), format_p_value(0.0004)
+    ('= 0.453', '= 0.0498', '< 0.001')
+    >>> format_p_value(0.0625), format_p_value(None)
+    ('= 0.063', 'n/a')
+    """
+    if _is_na(p):
+        return "n/a"
+    floor = Fraction(1, 10**places)
+    exact = _exact(p)
+    if exact < floor:
+        return f"< {format_fraction(floor, places)}"
+    # A setting such as 0.05 is meant as the decimal, not the binary float.
+    level = Fraction(str(alpha)) if isinstance(alpha, float) else Fraction(alpha)
+    text = format_fraction(exact, places)
+    digits = places
+    while exact < level and Fraction(text) >= level and digits < 12:
+        digits += 1
+        text = format_fraction(exact, digits)
+    return f"= {text}"
+
+
+def format_percent(value) -> str:
+    """A share as a whole percentage, half up: ``0.8`` → ``80``."""
+    return format_fraction(_exact(value) * 100, 0)
+
+
+def format_count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 paired item``, ``2 paired items``."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def format_id_list(ids, limit: int = MAX_LISTED_IDS, empty: str = "none") -> str:
+    """``a, b, c and 2 more``; ``empty`` when there are none.
+
+    >>> format_id_list(["j05", "j14"]), format_id_list([]), format_id_list("abc", 2)
+    ('j05, j14', 'none', 'a, b and 1 more')
+    """
+    ids = list(ids)
+    if not ids:
+        return empty
+    shown = ", ".join(str(i) for i in ids[:limit])
+    return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def format_version_line(label: str, values: dict) -> str:

@@ -53,12 +53,11 @@ Number formats
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
-import pandas as pd
-
-from .scoring import RATE_METRICS
-from .stats import DEFAULT_MIN_PAIRED, changed_items, compare, violation_upper_bound
+from .paired import readiness_note
+from .vocabulary import MISSING_COUNTS_AS_FAILED, RATE_METRICS
 
 __all__ = ["FORMAT_VERSION", "dumps", "json_report"]
 
@@ -66,14 +65,17 @@ FORMAT_VERSION = 1
 
 
 def _number(value) -> float | None:
-    """A float for JSON, None for NA or NaN."""
-    if value is None or pd.isna(value):
+    """A float for JSON, None for None or NaN."""
+    if value is None:
         return None
-    return float(value)
+    value = float(value)
+    return None if math.isnan(value) else value
 
 
-def _interval(low, high) -> list[float] | None:
-    low, high = _number(low), _number(high)
+def _interval(pair) -> list[float] | None:
+    if pair is None:
+        return None
+    low, high = _number(pair[0]), _number(pair[1])
     return None if low is None or high is None else [low, high]
 
 
@@ -81,95 +83,91 @@ def _exact(value: Fraction | None) -> str | None:
     return None if value is None else f"{value.numerator}/{value.denominator}"
 
 
-def _rate(numerator: int, denominator: int) -> Fraction | None:
-    return Fraction(numerator, denominator) if denominator else None
+def _float(value: Fraction | None) -> float | None:
+    """A Fraction as the nearest double; tiny values become 0.0, never an error."""
+    if value is None:
+        return None
+    return value.numerator / value.denominator
 
 
-def json_report(
-    evaluation,
-    min_paired: int = DEFAULT_MIN_PAIRED,
-    confidence: float = 0.95,
-    drop: float = 0.05,
-    power: float = 0.80,
-) -> dict:
+def json_report(evaluation) -> dict:
     """The report of an evaluation as a JSON-ready dict.
+
+    Every figure is read from :attr:`buddy_eval.Evaluation.paired`, computed
+    with the evaluation's :attr:`~buddy_eval.Evaluation.settings`.
 
     Parameters
     ----------
     evaluation : Evaluation
         See :func:`buddy_eval.evaluate`.
-    min_paired, confidence, drop, power
-        Passed to :func:`buddy_eval.stats.compare`.
 
     Returns
     -------
     dict
         Keys ``format_version``, ``source``, ``baseline``, ``candidate``,
         ``settings``, ``thresholds``, ``versions``, ``decision``,
-        ``comparison``, ``violation_upper_bound``, ``missing`` and
-        ``warnings``, laid out and formatted as the module docstring says.
-        Every value is a str, int, float, bool, None, list or dict, and no
-        float is NaN, so ``json.dumps(..., allow_nan=False)`` accepts it.
+        ``comparison``, ``violation_upper_bound``, ``violation_upper_bounds``,
+        ``missing`` and ``warnings``, laid out and formatted as the module
+        docstring says. Every value is a str, int, float, bool, None, list or
+        dict, and no float is NaN, so ``json.dumps(..., allow_nan=False)``
+        accepts it.
     """
-    comparison = compare(evaluation, min_paired, confidence, drop, power)
-    changes = changed_items(evaluation)
-    bound = violation_upper_bound(evaluation, confidence=confidence)
-    wilson = {
-        (row.metric, role): (getattr(row, f"{role}_ci_low"), getattr(row, f"{role}_ci_high"))
-        for row in comparison.itertuples(index=False)
-        for role in ("baseline", "candidate")
-    }
+    paired = evaluation.paired
+    settings = paired.settings
 
     versions = {}
-    metrics = evaluation.metrics.set_index(["version", "metric"])
     for role, label in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
         entry: dict = {}
         for metric in RATE_METRICS:
-            num = int(metrics.at[(label, metric), "numerator"])
-            den = int(metrics.at[(label, metric), "denominator"])
-            rate = _rate(num, den)
+            m = paired[metric]
+            rate = getattr(m, role)
             entry[metric] = {
-                "numerator": num,
-                "denominator": den,
-                "value": None if rate is None else float(rate),
-                "exact": _exact(rate),
-                "ci": _interval(*wilson[(metric, role)]),
+                "numerator": rate.passed,
+                "denominator": rate.items,
+                "value": _float(rate.gate),
+                "exact": _exact(rate.gate),
+                "observed": rate.observed,
+                "observed_passed": rate.passed,
+                "ci": _interval(rate.ci),
+                "ci_method": "Wilson score, over the items with a result",
             }
-        entry["violations"] = int(metrics.at[(label, "violations"), "numerator"])
+        entry["violations"] = paired.violations[0 if role == "baseline" else 1].violations
         versions[label] = entry
 
     per_metric = {}
-    for row in comparison.itertuples(index=False):
-        ids = {
-            outcome: changes.loc[
-                (changes["metric"] == row.metric) & (changes["outcome"] == outcome), "item_id"
-            ].tolist()
-            for outcome in ("fixed", "regressed", "missing")
-        }
-        diff = _rate(row.fixed - row.regressed, row.n_paired) if row.n_paired else None
-        per_metric[row.metric] = {
-            "n_paired": int(row.n_paired),
-            "both_pass": int(row.both_pass),
-            "both_fail": int(row.both_fail),
-            "fixed": int(row.fixed),
-            "regressed": int(row.regressed),
-            "missing": int(row.missing),
-            "p_value": _number(row.p_value),
-            "diff": None if diff is None else float(diff),
-            "diff_exact": _exact(diff),
-            "diff_ci": _interval(row.diff_ci_low, row.diff_ci_high),
-            "ready_for_decision": bool(row.ready_for_decision),
-            "required_n": None if pd.isna(row.required_n) else int(row.required_n),
-            "note": None if not isinstance(row.note, str) else row.note,
-            "fixed_ids": ids["fixed"],
-            "regressed_ids": ids["regressed"],
-            "missing_ids": ids["missing"],
+    for m in paired.metrics:
+        t = m.table
+        per_metric[m.metric] = {
+            "n_paired": t.n,
+            "both_pass": t.both_pass,
+            "both_fail": t.both_fail,
+            "fixed": t.fixed,
+            "regressed": t.regressed,
+            "missing": m.missing,
+            "p_value": _number(m.p_value),
+            "p_value_method": "exact McNemar (two-sided binomial test on discordant pairs)",
+            "diff": _float(t.diff),
+            "diff_exact": _exact(t.diff),
+            "diff_ci": _interval(m.diff_ci),
+            "diff_ci_method": "Newcombe hybrid score (paired)",
+            "ready_for_decision": m.ready,
+            "required_n": m.required_n,
+            "note": readiness_note(m, settings.min_paired),
+            "fixed_ids": list(m.ids["fixed"]),
+            "regressed_ids": list(m.ids["regressed"]),
+            "missing_ids": list(m.ids["missing"]),
         }
 
-    items = evaluation.items
-    missing = {
-        label: items.loc[(items["version"] == label) & items["missing"], "item_id"].tolist()
-        for label in (evaluation.baseline, evaluation.candidate)
+    bounds = {
+        b.version: {
+            "version": b.version,
+            "violations": b.violations,
+            "n": b.n,
+            "confidence": settings.confidence,
+            "upper_bound": _number(b.upper_bound),
+            "method": "Clopper-Pearson exact one-sided upper bound",
+        }
+        for b in paired.violations
     }
     decision = evaluation.decision
     return {
@@ -178,13 +176,15 @@ def json_report(
         "baseline": evaluation.baseline,
         "candidate": evaluation.candidate,
         "settings": {
-            "confidence": float(confidence),
-            "min_paired": int(min_paired),
-            "drop": float(drop),
-            "power": float(power),
+            "confidence": settings.confidence,
+            "alpha": settings.alpha,
+            "min_paired": settings.min_paired,
+            "drop": settings.drop,
+            "power": settings.power,
         },
+        "missing_policy": MISSING_COUNTS_AS_FAILED,
         "thresholds": {
-            metric: {"value": float(value), "exact": _exact(value)}
+            metric: {"value": _float(value), "exact": _exact(value)}
             for metric, value in evaluation.thresholds.as_dict().items()
         },
         "versions": versions,
@@ -194,14 +194,12 @@ def json_report(
             "verdict": decision.verdict,
         },
         "comparison": per_metric,
-        "violation_upper_bound": {
-            "version": bound["version"],
-            "violations": bound["violations"],
-            "n": bound["n"],
-            "confidence": bound["confidence"],
-            "upper_bound": _number(bound["upper_bound"]),
+        "violation_upper_bound": bounds[evaluation.candidate],
+        "violation_upper_bounds": bounds,
+        "missing": {
+            label: list(evaluation.missing_ids(label))
+            for label in (evaluation.baseline, evaluation.candidate)
         },
-        "missing": missing,
         "warnings": list(evaluation.warnings),
     }
 

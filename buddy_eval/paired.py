@@ -91,8 +91,8 @@ class Settings:
 
     @property
     def alpha(self) -> float:
-        """The significance level, ``1 - confidence``."""
-        return 1 - self.confidence
+        """The significance level, ``1 - confidence`` (0.05, not 0.050000000000000044)."""
+        return float(1 - Fraction(str(self.confidence)))
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,9 @@ the functions that need it, so importing this module costs nothing.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
-
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Integral, Real
 
 from .errors import InputError
 

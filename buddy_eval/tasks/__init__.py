@@ -19,11 +19,9 @@ The layers: :mod:`.loading` (JSON to validated DataFrames), :mod:`.checks`
 
 from .checks import OUTCOMES, evaluate_checks
 from .comparison import (
-    MIN_PAIRED_N,
     PairedSummary,
     TaskComparison,
     compare_runs,
-    mcnemar_p_value,
     pair_tasks,
     summarize_pairs,
     wilcoxon_p_value,
@@ -35,7 +33,6 @@ from .validation import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_
 
 __all__ = [
     "CHECK_TYPES",
-    "MIN_PAIRED_N",
     "OUTCOMES",
     "GoldenSet",
     "PairedSummary",
@@ -51,7 +48,6 @@ __all__ = [
     "format_comparison",
     "load_golden",
     "load_run",
-    "mcnemar_p_value",
     "pair_tasks",
     "score_tasks",
     "summarize_pairs",

@@ -5,14 +5,13 @@ statistics only when both tasks have a score (at least one measured check);
 pairs where either side has no score are listed apart, never counted as 0.
 Deltas are B minus A, computed exactly from the integer counts.
 
-Below :data:`MIN_PAIRED_N` scored pairs the comparison is not ready for a
-decision and no significance figure is computed at all. From
-:data:`MIN_PAIRED_N` on: a two-sided Wilcoxon signed-rank test on the
+Below :data:`buddy_eval.stats.MIN_PAIRED` scored pairs (the readiness rule
+the release gate uses too) the comparison is not ready for a decision and no
+significance figure is computed at all. From there on: a two-sided Wilcoxon signed-rank test on the
 per-task score deltas (``scipy.stats.wilcoxon`` with its defaults, so zero
 deltas are dropped; when every delta is zero there is no difference to test
-and the p-value is 1.0) and an exact McNemar test on ``all_pass`` (a two-sided
-binomial test, ``scipy.stats.binomtest``, on the discordant pairs; 1.0 when
-there are none). scipy is imported only then.
+and the p-value is 1.0) and the exact McNemar test on ``all_pass`` of the shared paired core
+(:meth:`buddy_eval.stats.PairedTable.mcnemar`). scipy is imported only then.
 """
 
 from __future__ import annotations
@@ -25,13 +24,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..stats import MIN_PAIRED, PairedTable, is_ready
 from .checks import evaluate_checks
 from .loading import load_golden, load_run
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
 from .validation import GoldenSet, RunRecords, check_labels
 
 __all__ = [
-    "MIN_PAIRED_N",
     "CHANGES",
     "PairedSummary",
     "TaskComparison",
@@ -39,10 +38,8 @@ __all__ = [
     "pair_tasks",
     "summarize_pairs",
     "wilcoxon_p_value",
-    "mcnemar_p_value",
 ]
 
-MIN_PAIRED_N = 20
 CHANGES = ("win", "tie", "loss")
 MAX_LISTED_WARNINGS = 10
 
@@ -69,7 +66,7 @@ class PairedSummary:
         The 2 x 2 table of ``all_pass``; the first two are McNemar's
         discordant pairs.
     ready_for_decision : bool
-        ``n >= MIN_PAIRED_N``.
+        Enough scored pairs (:func:`buddy_eval.stats.is_ready`).
     p_value, mcnemar_p_value : float or None
         Wilcoxon signed-rank and exact McNemar p-values; None when not ready.
     """
@@ -89,7 +86,17 @@ class PairedSummary:
     ready_for_decision: bool
     p_value: float | None
     mcnemar_p_value: float | None
-    min_n: int = MIN_PAIRED_N
+    min_n: int = MIN_PAIRED
+
+    @property
+    def all_pass(self) -> PairedTable:
+        """The ``all_pass`` 2x2 table in the shared paired core's terms (A baseline, B candidate)."""
+        return PairedTable(
+            both_pass=self.all_pass_both,
+            fixed=self.all_pass_b_only,
+            regressed=self.all_pass_a_only,
+            both_fail=self.all_pass_neither,
+        )
 
 
 def pair_tasks(
@@ -176,16 +183,7 @@ def wilcoxon_p_value(deltas) -> float:
     return float(wilcoxon(deltas).pvalue)
 
 
-def mcnemar_p_value(a_only: int, b_only: int) -> float:
-    """Exact two-sided McNemar p-value from the discordant pair counts; 1.0 when none."""
-    from scipy.stats import binomtest
-
-    if a_only + b_only == 0:
-        return 1.0
-    return float(binomtest(b_only, a_only + b_only, 0.5).pvalue)
-
-
-def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED_N) -> PairedSummary:
+def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
     """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
     scored = pairs[pairs["both_scored"]]
     n = len(scored)
@@ -194,7 +192,13 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED_N) -> PairedSum
     a_pass = scored["all_pass_a"].fillna(False).to_numpy(dtype=bool)
     b_pass = scored["all_pass_b"].fillna(False).to_numpy(dtype=bool)
     a_only, b_only = int(np.sum(a_pass & ~b_pass)), int(np.sum(b_pass & ~a_pass))
-    ready = n >= min_n
+    ready = is_ready(n, min_n)
+    all_pass = PairedTable(
+        both_pass=int(np.sum(a_pass & b_pass)),
+        fixed=b_only,
+        regressed=a_only,
+        both_fail=int(np.sum(~a_pass & ~b_pass)),
+    )
     change = scored["change"].value_counts()
     return PairedSummary(
         n=n,
@@ -207,11 +211,11 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED_N) -> PairedSum
         fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
         all_pass_a_only=a_only,
         all_pass_b_only=b_only,
-        all_pass_both=int(np.sum(a_pass & b_pass)),
-        all_pass_neither=int(np.sum(~a_pass & ~b_pass)),
+        all_pass_both=all_pass.both_pass,
+        all_pass_neither=all_pass.both_fail,
         ready_for_decision=ready,
         p_value=wilcoxon_p_value(scored["delta"].to_numpy(dtype=float)) if ready else None,
-        mcnemar_p_value=mcnemar_p_value(a_only, b_only) if ready else None,
+        mcnemar_p_value=all_pass.mcnemar() if ready else None,
         min_n=min_n,
     )
 
@@ -324,7 +328,7 @@ def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunReco
 
 
 def compare_runs(
-    golden, run_a, run_b, label_a: str = "A", label_b: str = "B", *, min_n: int = MIN_PAIRED_N
+    golden, run_a, run_b, label_a: str = "A", label_b: str = "B", *, min_n: int = MIN_PAIRED
 ) -> TaskComparison:
     """Score two runs' records against golden tasks and compare them.
 

@@ -9,27 +9,17 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from ..formatting import format_fraction
+from ..formatting import format_fraction, format_id_list, format_p_value
 from .scoring import exact_mean
 from .validation import CHECK_TYPES
 
 if TYPE_CHECKING:
     from .comparison import TaskComparison
 
-__all__ = ["MAX_LISTED_IDS", "comparison_to_dict", "format_comparison", "format_p_value"]
+__all__ = ["comparison_to_dict", "format_comparison"]
 
-MAX_LISTED_IDS = 10
 TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
 MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
-
-
-def format_p_value(p: float | None) -> str:
-    """Three significant digits; ``n/a`` when not computed.
-
-    >>> format_p_value(0.045678), format_p_value(1.0), format_p_value(None)
-    ('0.0457', '1', 'n/a')
-    """
-    return "n/a" if p is None else f"{p:.3g}"
 
 
 def _signed(value: Fraction | None) -> str:
@@ -38,11 +28,7 @@ def _signed(value: Fraction | None) -> str:
 
 
 def _ids(ids: list[str]) -> str:
-    if not ids:
-        return "none"
-    shown = ", ".join(ids[:MAX_LISTED_IDS])
-    more = len(ids) - MAX_LISTED_IDS
-    return f"{shown} and {more} more" if more > 0 else shown
+    return format_id_list(ids)
 
 
 def _plural(n: int, word: str) -> str:
@@ -105,8 +91,8 @@ def format_comparison(comparison: TaskComparison) -> str:
     if p.ready_for_decision:
         lines += [
             f"  ready for decision: yes ({p.n} scored pairs, at least {p.min_n} needed)",
-            f"  Wilcoxon signed-rank p = {format_p_value(p.p_value)}; "
-            f"exact McNemar on all pass p = {format_p_value(p.mcnemar_p_value)}",
+            f"  Wilcoxon signed-rank p {format_p_value(p.p_value)}; "
+            f"exact McNemar on all pass p {format_p_value(p.mcnemar_p_value)}",
         ]
     else:
         lines.append(

@@ -8,14 +8,11 @@ stdout). Nothing is run, no model is called: the records are read as given.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..cli import EXIT_INPUT_ERROR, PROG, write_utf8
 from ..errors import InputError
+from .output import EXIT_RELEASE, EXIT_STATUS_HELP, PROG, error, warn, write_stdout
 
-__all__ = ["main"]
-
-EXIT_OK = 0
+__all__ = ["parser", "run"]
 
 DESCRIPTION = """\
 Score already-completed task records of two runs against human-curated golden
@@ -39,11 +36,7 @@ scored in both runs; below 20 scored pairs the comparison is not ready for a
 decision and no p-value is computed.
 """
 
-EPILOG = """\
-exit status:
-  0  the comparison was printed
-  2  input error (one message on stderr naming the file, the task and the field) or usage error
-
+EPILOG = EXIT_STATUS_HELP + """
 example:
   buddy-eval tasks --golden data/golden-tasks.example.json \\
       --run-a data/run-a.example.json --run-b data/run-b.example.json \\
@@ -51,7 +44,8 @@ example:
 """
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The ``tasks`` subcommand's argument parser."""
     parser = argparse.ArgumentParser(
         prog=f"{PROG} tasks",
         description=DESCRIPTION,
@@ -64,26 +58,33 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--label-a", default="A", metavar="X", help="label of run A (default: A)")
     parser.add_argument("--label-b", default="B", metavar="Y", help="label of run B (default: B)")
     parser.add_argument(
-        "--json", action="store_true", help="print one JSON object instead of the text comparison"
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default): the readable comparison; json: one JSON object instead",
+    )
+    parser.add_argument(
+        "--json",
+        dest="format",
+        action="store_const",
+        const="json",
+        help="the same as --format json (kept for existing scripts)",
     )
     return parser
 
 
-def main(argv: list[str]) -> int:
+def run(argv: list[str]) -> int:
     """Run ``buddy-eval tasks`` with ``argv`` (the arguments after ``tasks``); return the status."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # --help (0) or a usage error (2), already printed by argparse
-        return exc.code if isinstance(exc.code, int) else EXIT_INPUT_ERROR
-    from .comparison import compare_runs
+    args = parser().parse_args(argv)
+    from ..tasks.comparison import compare_runs
 
+    as_json = args.format == "json"
     try:
         comparison = compare_runs(args.golden, args.run_a, args.run_b, args.label_a, args.label_b)
-        text = comparison.to_json() if args.json else comparison.report()
+        text = comparison.to_json() if as_json else comparison.report()
     except InputError as exc:
-        write_utf8(sys.stderr, f"{PROG}: error: {exc}\n")
-        return EXIT_INPUT_ERROR
-    if comparison.warnings and not args.json:
-        write_utf8(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in comparison.warnings))
-    write_utf8(sys.stdout, text + "\n")
-    return EXIT_OK
+        return error(str(exc))
+    if not as_json:
+        warn(comparison.warnings)
+    write_stdout(text + "\n")
+    return EXIT_RELEASE

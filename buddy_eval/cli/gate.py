@@ -1,8 +1,7 @@
-"""Command line: ``buddy-eval INPUT`` prints the canonical report and gates on it.
+"""``buddy-eval INPUT``: print the canonical report and gate on it.
 
-Exit status: 0 RELEASE, 1 BLOCK, 2 input or usage error. The plain gate runs
-on pyarrow and numpy alone: it imports neither pandas nor matplotlib nor
-scipy nor Jupyter (``--details``, ``--format json`` and the subcommands do).
+The plain gate runs on pyarrow and numpy alone: it imports neither pandas nor
+matplotlib nor scipy nor Jupyter (``--details`` and ``--format json`` do).
 """
 
 from __future__ import annotations
@@ -12,19 +11,18 @@ import contextlib
 import sys
 from importlib.abc import MetaPathFinder
 
-from .errors import InputError
+from ..errors import InputError
+from .output import (
+    EXIT_BLOCK,
+    EXIT_RELEASE,
+    EXIT_STATUS_HELP,
+    PROG,
+    error,
+    warn,
+    write_stdout,
+)
 
-__all__ = [
-    "main",
-    "console_main",
-    "write_utf8",
-    "EXIT_RELEASE",
-    "EXIT_BLOCK",
-    "EXIT_INPUT_ERROR",
-]
-
-EXIT_RELEASE, EXIT_BLOCK, EXIT_INPUT_ERROR = 0, 1, 2
-PROG = "buddy-eval"
+__all__ = ["run", "parser"]
 
 DESCRIPTION = """\
 Decide whether a new version of the Buddy teaching assistant may be released.
@@ -50,12 +48,7 @@ threshold, when it has any violation, or when a metric is lower than the
 baseline's (exact comparisons).
 """
 
-EPILOG = """\
-exit status:
-  0  RELEASE
-  1  BLOCK
-  2  input error (one message on stderr naming the file and line) or usage error
-
+EPILOG = EXIT_STATUS_HELP + """
 other commands:
   buddy-eval tasks --golden G.json --run-a A.json --run-b B.json ...
                        score check-based golden tasks and compare two runs
@@ -72,7 +65,8 @@ examples:
 """
 
 
-def _gate_parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """The gate's argument parser."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description=DESCRIPTION,
@@ -121,22 +115,6 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def write_utf8(stream, text: str) -> None:
-    """Write UTF-8 whatever the locale says; labels and paths may be non-ASCII."""
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        stream.flush()
-        buffer.write(text.encode("utf-8", "backslashreplace"))
-        buffer.flush()
-    else:
-        stream.write(text)
-
-
-def _error(message: str) -> int:
-    write_utf8(sys.stderr, f"{PROG}: error: {message}\n")
-    return EXIT_INPUT_ERROR
-
-
 class _HidePandas(MetaPathFinder):
     """Make ``import pandas`` fail, so pyarrow takes it for not installed.
 
@@ -164,58 +142,38 @@ def _without_pandas(hide: bool):
         sys.meta_path.remove(finder)
 
 
-def _gate(argv: list[str], lean: bool = False) -> int:
-    args = _gate_parser().parse_args(argv)
-    from .evaluation import evaluate
+def run(argv: list[str], lean: bool = False) -> int:
+    """Run the gate with ``argv``; return 0 (RELEASE), 1 (BLOCK) or 2 (input error).
 
+    Raises
+    ------
+    CouldNotFinishError
+        When the report cannot be written.
+    """
+    args = parser().parse_args(argv)
+    from ..evaluation import evaluate
+    from ..paired import Settings
+
+    if args.input == "-" and sys.stdin is None:
+        return error("-: standard input is closed; nothing to read")
     try:
+        settings = Settings(min_paired=args.min_paired)
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
         with _without_pandas(lean and args.format == "text" and not args.details):
-            evaluation = evaluate(args.input, args.baseline, args.candidate)
+            evaluation = evaluate(args.input, args.baseline, args.candidate, settings)
             text = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":
-            from .json_report import dumps, json_report
+            from ..json_report import dumps, json_report
 
-            text = dumps(json_report(evaluation, min_paired=args.min_paired))
+            text = dumps(json_report(evaluation))
         elif args.details:
-            from .details import details
+            from ..details import details
 
-            text += "\n\n" + details(evaluation, min_paired=args.min_paired)
+            text += "\n\n" + details(evaluation)
     except InputError as exc:
-        return _error(str(exc))
-    if evaluation.warnings:
-        write_utf8(sys.stderr, "".join(f"{PROG}: warning: {w}\n" for w in evaluation.warnings))
-    write_utf8(sys.stdout, text + "\n")
+        return error(str(exc))
+    warn(evaluation.warnings)
+    write_stdout(text + "\n")
     return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
-
-
-def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
-    """Run the command line; return the exit status.
-
-    ``lean=True`` keeps pandas out of the plain gate (see :func:`console_main`);
-    only a process that exits after the call should ask for it.
-    """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        if argv[:1] == ["tasks"]:
-            from .tasks.cli import main as tasks_main
-
-            return tasks_main(argv[1:])
-        if argv[:1] == ["notebook"]:
-            from .notebook_report import main as notebook_main
-
-            return notebook_main(argv[1:])
-        return _gate(argv, lean)
-    except KeyboardInterrupt:
-        return 130
-
-
-def console_main() -> None:
-    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit."""
-    sys.exit(main(lean=True))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

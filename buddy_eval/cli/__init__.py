@@ -1,0 +1,84 @@
+"""The ``buddy-eval`` program: one shell under which the gate, ``tasks`` and ``notebook`` sit.
+
+The shell picks the subcommand and turns every way a run can end into the
+exit-status contract (:data:`buddy_eval.vocabulary.EXIT_STATUS_HELP`):
+
+- 0 RELEASE, 1 BLOCK (the gate's verdict; ``tasks`` and ``notebook`` exit 0
+  when their output was written);
+- 2 an input or usage error, reported by the subcommand as one line;
+- 3 could not finish: a closed, full or broken output, out of memory, an
+  interrupt or an internal error, as one line on stderr, never a traceback
+  and never a status a verdict could have.
+
+Subcommands live in :mod:`.gate`, :mod:`.tasks` and :mod:`.notebook` and share
+:mod:`.output`; none of them imports this module.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .output import (
+    EXIT_COULD_NOT_FINISH,
+    EXIT_INPUT_ERROR,
+    CouldNotFinishError,
+    error,
+    silence_stdout,
+)
+
+__all__ = ["console_main", "main"]
+
+
+def _dispatch(argv: list[str], lean: bool) -> int:
+    if argv[:1] == ["tasks"]:
+        from .tasks import run
+
+        return run(argv[1:])
+    if argv[:1] == ["notebook"]:
+        from .notebook import run
+
+        return run(argv[1:])
+    from .gate import run
+
+    return run(argv, lean)
+
+
+def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
+    """Run the command line; return the exit status (never raises, never prints a traceback).
+
+    ``lean=True`` keeps pandas out of the plain gate (see :func:`console_main`);
+    only a process that exits after the call should ask for it.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(argv, lean)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
+        code = exc.code
+        return code if isinstance(code, int) else EXIT_INPUT_ERROR
+    except CouldNotFinishError as exc:
+        return error(f"could not finish: {exc}", EXIT_COULD_NOT_FINISH)
+    except MemoryError:
+        return error("could not finish: out of memory", EXIT_COULD_NOT_FINISH)
+    except KeyboardInterrupt:
+        return error("could not finish: interrupted", EXIT_COULD_NOT_FINISH)
+    except RecursionError:
+        return error("could not finish: internal error: recursion too deep", EXIT_COULD_NOT_FINISH)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return error(f"could not finish: {where}{reason}", EXIT_COULD_NOT_FINISH)
+    except Exception as exc:  # noqa: BLE001 - the contract: no traceback, a distinct status
+        return error(
+            f"could not finish: internal error: {type(exc).__name__}: {str(exc)[:200]}",
+            EXIT_COULD_NOT_FINISH,
+        )
+
+
+def console_main() -> None:
+    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit."""
+    status = main(lean=True)
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        silence_stdout()
+    sys.exit(status)

@@ -1,0 +1,119 @@
+"""``buddy-eval notebook INPUT -o report.html``: the release report as one HTML file.
+
+INPUT is validated exactly as by the gate (a bad input is the usual one-line
+error and exit status 2, before any kernel starts); the release notebook runs
+on it (:func:`buddy_eval.notebook_report.render_report`), and the HTML is
+written atomically to a regular file path (see :func:`.output.write_atomic`),
+so a failed or interrupted run leaves no half-written report, no temporary
+file, and an existing report untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .output import (
+    EXIT_RELEASE,
+    EXIT_STATUS_HELP,
+    PROG,
+    check_output_path,
+    error,
+    warn,
+    write_atomic,
+    write_stdout,
+)
+
+__all__ = ["parser", "run"]
+
+DESCRIPTION = """\
+Run the release notebook (notebooks/release_evaluation.ipynb) on INPUT and
+write the result as one self-contained HTML report: the verdict banner, the
+input's name and SHA-256, the package version, the metrics, the paired
+statistics, the charts and every item.
+
+INPUT is validated first, exactly as by the gate. REPORT must be a regular
+file or a new file in an existing directory (never a device, a directory or a
+symbolic link); it is written atomically, so on any failure no report is
+written and an existing one is left untouched.
+"""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``notebook`` subcommand's argument parser."""
+    from ..notebook_report import NOTEBOOK_NAME
+
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} notebook",
+        description=DESCRIPTION,
+        epilog=EXIT_STATUS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("input", metavar="INPUT", help="input file (a path; not -)")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="REPORT", help="HTML file to write"
+    )
+    parser.add_argument(
+        "--baseline", default="OLD", metavar="LABEL", help="baseline version label (default: OLD)"
+    )
+    parser.add_argument(
+        "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
+    )
+    parser.add_argument(
+        "--date",
+        default=None,
+        metavar="TEXT",
+        help="a date to print in the report's header (default: none, so the same input "
+        "always gives the same file)",
+    )
+    parser.add_argument(
+        "--with-code", action="store_true", help="keep the notebook's code cells in the report"
+    )
+    parser.add_argument(
+        "--notebook",
+        metavar="PATH",
+        type=Path,
+        default=None,
+        help=f"notebook to run (default: notebooks/{NOTEBOOK_NAME} of the checkout)",
+    )
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    """Run ``buddy-eval notebook``; ``argv`` excludes the word ``notebook``."""
+    args = parser().parse_args(argv)
+    from ..evaluation import evaluate
+    from ..notebook_report import render_report
+
+    output = Path(args.output)
+    try:
+        if args.input == "-":
+            raise InputError(
+                "the notebook report reads a file; standard input (-) is not supported"
+            )
+        evaluation = evaluate(args.input, args.baseline, args.candidate)
+        check_output_path(output, args.input)
+    except InputError as exc:
+        return error(str(exc))
+    warn(evaluation.warnings)
+    options = {"date": args.date} if args.date is not None else {}
+    try:
+        html = render_report(
+            args.input,
+            args.baseline,
+            args.candidate,
+            notebook=args.notebook,
+            with_code=args.with_code,
+            **options,
+        )
+    except InputError as exc:
+        return error(str(exc))
+    write_atomic(output, html)
+    write_stdout(f"{output}: {evaluation.decision.verdict}\n")
+    return EXIT_RELEASE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run(sys.argv[1:]))
