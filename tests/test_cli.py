@@ -133,7 +133,8 @@ def test_help_explains_format_and_exit_codes():
         "RESULTS",
         "0  RELEASE",
         "1  BLOCK",
-        "2  input error",
+        "2  input or usage error",
+        "3  could not finish",
         "--baseline",
         "--candidate",
     ):

@@ -153,7 +153,10 @@ def test_json_zero_violation_bound_and_nulls_for_unmeasured_metrics():
         "denominator": 0,
         "value": None,
         "exact": None,
+        "observed": 0,
+        "observed_passed": 0,
         "ci": None,
+        "ci_method": "Wilson score, over the items with a result",
     }
     assert report["comparison"]["citation"]["note"].startswith("not measured")
     assert report["comparison"]["refusal"]["ready_for_decision"] is True
@@ -183,11 +186,13 @@ def test_details_on_the_sample():
     assert out.returncode == 1
     text = out.stdout.decode()
     for needle in (
-        "correctness: 31 of 32 ANSWER items paired, 1 missing in either version (not paired)",
+        "correctness: 31 of 32 ANSWER items paired, 1 missing (no result in at least one "
+        "version; not paired)",
+        "  missing      j31",
         "  regressed    j06, j25",
         "  difference   +0.10 [-0.08, +0.27] (NEW - OLD, paired; Newcombe hybrid score)",
         "  McNemar      p = 0.453 (exact, two-sided)",
-        "violations: NEW answered 1 of 9 REFUSE items it has a result for",
+        "  NEW          1 of 9 REFUSE items with a result; the rate may be as high as 0.43",
     ):
         assert needle in text
 

@@ -13,14 +13,10 @@ from hypothesis import strategies as st
 import buddy_eval as be
 from buddy_eval.errors import InputError
 from buddy_eval.stats import (
-    changed_items,
-    compare,
     exact_upper_bound,
     mcnemar_exact,
     paired_diff_interval,
-    paired_outcomes,
     required_paired_n,
-    violation_upper_bound,
     wilson_interval,
     zero_event_upper_bound,
 )
@@ -259,8 +255,19 @@ def test_bad_arguments_raise_input_error(function, args):
 
 
 # --------------------------------------------------------------------------
-# compare() on evaluations
+# The paired comparison of an evaluation
 # --------------------------------------------------------------------------
+
+
+def compare(ev, **settings):
+    """The comparison table of ``ev``'s input under other settings."""
+    return be.evaluate(ev.data, ev.baseline, ev.candidate, be.Settings(**settings)).comparison
+
+
+def violation_upper_bound(ev, version=None):
+    bounds = {b.version: b for b in ev.paired.violations}
+    b = bounds[ev.candidate if version is None else version]
+    return {"version": b.version, "violations": b.violations, "n": b.n, "upper_bound": b.upper_bound}
 
 
 def test_comparison_contract():
@@ -343,11 +350,12 @@ def test_missing_items_are_counted_and_listed_not_paired():
     assert (refusal.n_paired, refusal.missing) == (1, 1)
     # The missing items are not in the 2x2 table and do not move the difference.
     assert correctness["diff"] == 0
-    changes = changed_items(ev)
-    missing = changes[(changes["metric"] == "correctness") & (changes["outcome"] == "missing")]
+    changes = be.item_changes(ev)
+    missing = changes[(changes["metric"] == "correctness") & (changes["change"] == "missing")]
     assert missing["item_id"].tolist() == ["a020", "a021", "a022"]
-    assert changes[changes["outcome"] == "fixed"]["item_id"].tolist() == ["a018", "a018"]
-    assert changes[changes["metric"] == "refusal"]["item_id"].tolist() == ["r001"]
+    assert changes[changes["change"] == "fixed"]["item_id"].tolist() == ["a018", "a018"]
+    refusal_changes = changes[(changes["metric"] == "refusal") & (changes["change"] != "both pass")]
+    assert refusal_changes["item_id"].tolist() == ["r001"]
     # The version rates stay the gate's (missing counts as failed).
     assert correctness.candidate_rate == pytest.approx(20 / 23)
     assert correctness.baseline_rate == pytest.approx(20 / 23)
@@ -355,9 +363,9 @@ def test_missing_items_are_counted_and_listed_not_paired():
 
 def test_paired_outcomes_table():
     ev = be.evaluate(build([(True, None), (False, True)], refuse=[(True, False)]))
-    out = paired_outcomes(ev)
-    assert list(out.columns) == ["metric", "item_id", "baseline_pass", "candidate_pass", "outcome"]
-    assert out["outcome"].tolist() == ["missing", "fixed", "missing", "fixed", "regressed"]
+    out = be.item_changes(ev)
+    assert list(out.columns) == ["metric", "item_id", "baseline_pass", "candidate_pass", "change"]
+    assert out["change"].tolist() == ["missing", "fixed", "missing", "fixed", "regressed"]
     assert pd.isna(out["candidate_pass"].iloc[0])
     assert out["metric"].tolist() == ["correctness"] * 2 + ["citation"] * 2 + ["refusal"]
 
@@ -376,7 +384,7 @@ def test_compare_does_not_mutate_the_evaluation():
     ev = be.evaluate(build(table(both_pass=5, fixed=2, missing=1)))
     items, metrics = ev.items.copy(), ev.metrics.copy()
     compare(ev)
-    changed_items(ev)
+    be.item_changes(ev)
     violation_upper_bound(ev)
     pd.testing.assert_frame_equal(ev.items, items)
     pd.testing.assert_frame_equal(ev.metrics, metrics)

@@ -90,7 +90,7 @@ class PairedSummary:
 
     @property
     def all_pass(self) -> PairedTable:
-        """The ``all_pass`` 2x2 table in the shared paired core's terms (A baseline, B candidate)."""
+        """The ``all_pass`` 2x2 table in the paired core's terms (A baseline, B candidate)."""
         return PairedTable(
             both_pass=self.all_pass_both,
             fixed=self.all_pass_b_only,

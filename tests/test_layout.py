@@ -1,0 +1,120 @@
+"""The package's layout: data flows one way, and every command shares one exit-status table."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from buddy_eval.vocabulary import EXIT_STATUS_HELP
+from tests.conftest import run_cli
+
+PACKAGE = Path(__file__).resolve().parents[1] / "buddy_eval"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """Package modules imported anywhere in ``path`` (functions included), but for type checking."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit(other)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(a.name for a in child.names if a.name in modules)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (child.level - 1)]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                if target in modules:
+                    found.add(target)
+                for alias in child.names:
+                    if f"{target}.{alias.name}" in modules:
+                        found.add(f"{target}.{alias.name}")
+            visit(child)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")))
+    found.discard(name)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {_module_name(p) for p in paths}
+    return {_module_name(p): _imports(p, modules) for p in paths}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_package_has_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_vocabulary_imports_nothing_from_the_package():
+    assert import_graph()["buddy_eval.vocabulary"] == set()
+
+
+def test_subcommands_never_import_the_shell():
+    graph = import_graph()
+    for module in ("buddy_eval.cli.gate", "buddy_eval.cli.tasks", "buddy_eval.cli.notebook"):
+        assert "buddy_eval.cli" not in graph[module], module
+    assert graph["buddy_eval.cli.output"] <= {"buddy_eval.errors", "buddy_eval.vocabulary"}
+
+
+@pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"]])
+def test_every_subcommand_help_shows_the_same_exit_status_table(command):
+    proc = run_cli(*command, "--help")
+    assert proc.returncode == 0
+    assert EXIT_STATUS_HELP in proc.stdout.decode()
