@@ -6,6 +6,7 @@ Every reference value here is computed from the definition in plain Python
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -13,13 +14,33 @@ from fractions import Fraction
 
 import pytest
 
+from buddy_eval import stats
 from buddy_eval.errors import InputError
 from buddy_eval.stats import (
+    DEFAULT_DISCORDANCE,
+    MIN_PAIRED,
+    READING_CODES,
     SIGNED_RANK_EXACT_MAX,
+    PairedTable,
     holm,
+    mcnemar_exact,
+    mcnemar_exact_power,
+    noninferior,
+    noninferiority_bound,
+    paired_diff_interval,
+    reading,
+    required_paired_n,
+    required_paired_n_exact,
     sign_test,
     signed_rank_test,
 )
+
+
+@pytest.fixture
+def cached_z(monkeypatch):
+    """Memoise the normal quantile (a pure function of the level) for the big loops."""
+    monkeypatch.setattr(stats, "_z", functools.lru_cache(maxsize=None)(stats._z))
+
 
 # --------------------------------------------------------------------------
 # Reference implementations: the definitions, by brute force
@@ -286,3 +307,265 @@ def test_holm_properties():
 def test_holm_rejects_bad_p_values(bad):
     with pytest.raises(InputError, match="p_values must be numbers in"):
         holm(bad)
+
+
+# --------------------------------------------------------------------------
+# Exact McNemar power and sample size
+# --------------------------------------------------------------------------
+
+
+def brute_conditional_rejection(d, q, alpha):
+    """P(the exact McNemar test rejects | d discordant), fixes ~ Binomial(d, q), exact."""
+    alpha = Fraction(alpha)
+    return sum(
+        (
+            math.comb(d, f) * q**f * (1 - q) ** (d - f)
+            for f in range(d + 1)
+            if brute_binomial_two_sided(f, d) < alpha
+        ),
+        Fraction(0),
+    )
+
+
+def brute_power_curve(n_max, p_fixed, p_regressed, alpha):
+    """Exact power for n = 0..n_max: sum over d of P(D = d) P(reject | d), all Fractions."""
+    psi = p_fixed + p_regressed
+    q = p_fixed / psi
+    rejection = [brute_conditional_rejection(d, q, alpha) for d in range(n_max + 1)]
+    return [
+        sum(
+            (math.comb(n, d) * psi**d * (1 - psi) ** (n - d) * rejection[d] for d in range(n + 1)),
+            Fraction(0),
+        )
+        for n in range(n_max + 1)
+    ]
+
+
+def test_exact_power_matches_enumeration():
+    cases = [
+        (Fraction(1, 10), Fraction(3, 10), Fraction(1, 20)),
+        (Fraction(0), Fraction(1, 5), Fraction(1, 20)),
+        (Fraction(1, 4), Fraction(1, 4), Fraction(1, 20)),  # no effect: power = size <= alpha
+        (Fraction(1, 5), Fraction(4, 5), Fraction(1, 10)),
+        (Fraction(3, 10), Fraction(1, 10), Fraction(1, 100)),  # gain: two-sided
+    ]
+    for p_fixed, p_regressed, alpha in cases:
+        curve = brute_power_curve(40, p_fixed, p_regressed, alpha)
+        for n in range(41):
+            got = mcnemar_exact_power(n, float(p_fixed), float(p_regressed), float(alpha))
+            assert got == pytest.approx(float(curve[n]), rel=1e-9, abs=1e-15), (n, p_fixed)
+        if p_fixed == p_regressed:
+            assert all(value <= alpha for value in curve)
+
+
+def test_exact_power_is_symmetric_and_zero_without_discordance():
+    assert mcnemar_exact_power(50, 0.1, 0.3) == pytest.approx(mcnemar_exact_power(50, 0.3, 0.1))
+    assert mcnemar_exact_power(0, 0.1, 0.3) == 0.0
+    assert mcnemar_exact_power(80, 0.0, 0.0) == 0.0
+    # Five discordant pairs can never reach 2 / 2**5 < 0.05.
+    assert mcnemar_exact_power(5, 0.0, 1.0) == 0.0
+    assert mcnemar_exact_power(6, 0.0, 1.0) == 1.0
+
+
+@pytest.mark.parametrize(
+    "discordance, drop, power",
+    [
+        (Fraction(3, 5), Fraction(2, 5), Fraction(4, 5)),
+        (Fraction(3, 10), Fraction(3, 10), Fraction(4, 5)),
+        (Fraction(1, 10), Fraction(1, 4), Fraction(4, 5)),  # discordance floored at drop
+        (Fraction(1, 2), Fraction(3, 10), Fraction(9, 10)),
+        (Fraction(1), Fraction(3, 5), Fraction(11, 20)),  # sawtooth: see below
+    ],
+)
+def test_required_n_exact_is_the_first_n_reaching_the_power(discordance, drop, power):
+    n = required_paired_n_exact(float(discordance), float(drop), 0.05, float(power))
+    psi = max(discordance, drop)
+    curve = brute_power_curve(n, (psi - drop) / 2, (psi + drop) / 2, Fraction(1, 20))
+    assert curve[n] >= power
+    assert all(value < power for value in curve[:n])
+    # No exact-vs-float ambiguity: every value is clear of the target.
+    assert all(abs(value - power) > Fraction(1, 10**9) for value in curve)
+
+
+def test_required_n_exact_documented_rule_under_sawtooth():
+    # With every item discordant the power dips after each step of the
+    # rejection region: n = 12 reaches 0.55, n = 13 falls back below it.
+    drop, target = Fraction(3, 5), Fraction(11, 20)
+    n = required_paired_n_exact(1.0, float(drop), 0.05, float(target))
+    curve = brute_power_curve(n + 1, (1 - drop) / 2, (1 + drop) / 2, Fraction(1, 20))
+    assert n == 12
+    assert curve[n] >= target > curve[n + 1]
+
+
+def test_required_n_exact_against_connor_and_defaults():
+    for discordance in (0.0, 0.05, 0.1, 0.2, DEFAULT_DISCORDANCE):
+        exact = required_paired_n_exact(discordance)
+        connor = required_paired_n(discordance)
+        # The exact conditional test is conservative: it needs a few more items.
+        assert connor <= exact <= 1.15 * connor
+        psi = max(discordance, 0.05)
+        got = mcnemar_exact_power(exact, (psi - 0.05) / 2, (psi + 0.05) / 2)
+        assert got >= 0.80
+        assert mcnemar_exact_power(exact - 1, (psi - 0.05) / 2, (psi + 0.05) / 2) < 0.80
+    assert 0.2 <= DEFAULT_DISCORDANCE <= 0.3
+    assert MIN_PAIRED >= 1
+
+
+def test_required_n_exact_is_fast():
+    import time
+
+    required_paired_n_exact(0.05)  # load scipy first
+    start = time.perf_counter()
+    required_paired_n_exact(0.2)
+    assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: mcnemar_exact_power(-1, 0.1, 0.1), "n must be an integer"),
+        (lambda: mcnemar_exact_power(10, 0.7, 0.4), "at most 1, got 0.7 \\+ 0.4"),
+        (lambda: mcnemar_exact_power(10, -0.1, 0.4), "p_fixed must be a number in"),
+        (lambda: mcnemar_exact_power(10, 0.1, 0.4, alpha=0), "alpha must be"),
+        (lambda: required_paired_n_exact(1.5), "discordance must be a number in"),
+        (lambda: required_paired_n_exact(0.2, drop=0), "drop must be"),
+        (lambda: required_paired_n_exact(0.2, power=1), "power must be"),
+    ],
+)
+def test_power_functions_reject_bad_input(call, message):
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+# --------------------------------------------------------------------------
+# Non-inferiority
+# --------------------------------------------------------------------------
+
+
+def small_tables(max_n):
+    for n in range(max_n + 1):
+        for a in range(n + 1):
+            for b in range(n - a + 1):
+                for c in range(n - a - b + 1):
+                    yield PairedTable(a, b, c, n - a - b - c)
+
+
+def test_noninferiority_bound_is_lower_end_of_the_1_minus_2alpha_interval(cached_z):
+    rng = random.Random(5)
+    tables = [t for t in small_tables(12) if t.n] + [
+        PairedTable(*(rng.randint(0, 200) for _ in range(4))) for _ in range(200)
+    ]
+    for confidence in (0.95, 0.975, 0.9):
+        alpha = 1 - confidence
+        for table in tables:
+            reference = paired_diff_interval(
+                table.both_pass, table.fixed, table.regressed, table.both_fail, 1 - 2 * alpha
+            )[0]
+            assert noninferiority_bound(table, confidence) == pytest.approx(reference, abs=1e-12)
+            # One-sided 95% is never further out than the two-sided 95% low end.
+            assert noninferiority_bound(table, confidence) >= table.diff_interval(confidence)[0]
+
+
+def test_noninferior_decision_flips_at_the_bound(cached_z):
+    rng = random.Random(9)
+    margins = [i / 100 for i in range(0, 100)]
+    for _ in range(150):
+        table = PairedTable(*(rng.randint(0, 60) for _ in range(4)))
+        if table.n == 0:
+            continue
+        bound = paired_diff_interval(
+            table.both_pass, table.fixed, table.regressed, table.both_fail, 1 - 2 * 0.05
+        )[0]
+        for margin in margins:
+            if abs(bound + margin) > 1e-9:
+                assert noninferior(table, margin) == (bound > -margin), (table, margin)
+        if -1e-6 < bound < 0.98:
+            # Just past the bound it holds; just short of it it does not.
+            assert noninferior(table, max(0.0, -bound + 1e-6))
+            if -bound - 1e-6 >= 0:
+                assert not noninferior(table, -bound - 1e-6)
+
+
+def test_noninferior_with_nothing_paired_and_bad_input():
+    empty = PairedTable(0, 0, 0, 0)
+    assert math.isnan(noninferiority_bound(empty))
+    assert not noninferior(empty, 0.5)
+    with pytest.raises(InputError, match="confidence must be a number strictly between 0.5"):
+        noninferiority_bound(PairedTable(5, 1, 1, 5), 0.4)
+    with pytest.raises(InputError, match="margin must be a number in"):
+        noninferior(PairedTable(5, 1, 1, 5), -0.1)
+    with pytest.raises(InputError, match="table must be a PairedTable"):
+        noninferiority_bound((5, 1, 1, 5))
+
+
+# --------------------------------------------------------------------------
+# Reading rule
+# --------------------------------------------------------------------------
+
+TEXTS = {
+    "gain": "gain: the interval is above 0 and the exact test rejects",
+    "drop": "drop: the interval is below 0 and the exact test rejects",
+    "unclear": "no clear change: the interval includes 0",
+}
+EXCLUDES_NO_REJECT = "borderline: the interval excludes 0 but the exact test does not reject"
+REJECTS_INCLUDES = "borderline: the exact test rejects but the interval includes 0"
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_reading_never_contradicts_the_exact_test_on_every_small_table(alpha, cached_z):
+    p_values = {}
+    seen = set()
+    for table in small_tables(30):
+        if table.n == 0:
+            continue
+        key = (table.fixed, table.regressed)
+        if key not in p_values:
+            p_values[key] = mcnemar_exact(*key)
+        p = p_values[key]
+        low, high = paired_diff_interval(
+            table.both_pass, table.fixed, table.regressed, table.both_fail, 1 - alpha
+        )
+        code, text = reading((low, high), p, alpha)
+        assert code in READING_CODES
+        if code == "gain":
+            assert p < alpha and low > 0 and table.fixed > table.regressed
+        if code == "drop":
+            assert p < alpha and high < 0 and table.fixed < table.regressed
+        excludes = low > 0 or high < 0
+        rejects = p < alpha
+        if excludes and rejects:
+            assert code == ("gain" if low > 0 else "drop")
+        elif excludes:
+            assert (code, text) == ("borderline", EXCLUDES_NO_REJECT), table
+        elif rejects:
+            assert (code, text) == ("borderline", REJECTS_INCLUDES), table
+        else:
+            assert (code, text) == ("unclear", TEXTS["unclear"])
+        if code in TEXTS:
+            assert text == TEXTS[code]
+        seen.add(text)
+    # Both kinds of disagreement do occur at this size: the rule is needed.
+    assert {EXCLUDES_NO_REJECT, TEXTS["gain"], TEXTS["drop"], TEXTS["unclear"]} <= seen
+
+
+def test_reading_boundaries():
+    assert reading((0.0, 0.2), 0.01)[1] == REJECTS_INCLUDES  # an end at 0 includes 0
+    assert reading((-0.2, 0.0), 0.2)[0] == "unclear"
+    assert reading((0.01, 0.2), 0.05)[1] == EXCLUDES_NO_REJECT  # p == alpha: no rejection
+    assert reading((0.01, 0.2), 0.049)[0] == "gain"
+    assert reading((-0.3, -0.01), 0.001)[0] == "drop"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (((0.1,), 0.01), "diff_ci must be a \\(low, high\\) pair"),
+        (((math.nan, 0.1), 0.01), "pair of numbers, got \\(nan, 0.1\\)"),
+        (((0.2, 0.1), 0.01), "low <= high"),
+        (((0.0, 0.1), 1.5), "p_value must be a number in \\[0, 1\\], got 1.5"),
+        (((0.0, 0.1), None), "got None"),
+    ],
+)
+def test_reading_rejects_bad_input(args, message):
+    with pytest.raises(InputError, match=message):
+        reading(*args)
