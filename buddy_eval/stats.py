@@ -30,13 +30,25 @@ from numbers import Integral, Real
 from .errors import InputError
 
 __all__ = [
+    "DEFAULT_DISCORDANCE",
     "MIN_PAIRED",
+    "READING_CODES",
+    "SIGNED_RANK_EXACT_MAX",
     "PairedTable",
+    "SignedRankResult",
     "exact_upper_bound",
+    "holm",
     "is_ready",
     "mcnemar_exact",
+    "mcnemar_exact_power",
+    "noninferior",
+    "noninferiority_bound",
     "paired_diff_interval",
+    "reading",
     "required_paired_n",
+    "required_paired_n_exact",
+    "sign_test",
+    "signed_rank_test",
     "wilson_interval",
     "zero_event_upper_bound",
 ]
@@ -393,3 +405,626 @@ def required_paired_n(
     n = (z_alpha * math.sqrt(psi) + z_beta * math.sqrt(psi - drop**2)) ** 2 / drop**2
     # Guard against float dust (e.g. 154.0000000001 -> 155).
     return math.ceil(round(n, 9))
+
+
+# --------------------------------------------------------------------------
+# Exact tests on paired deltas and counts
+# --------------------------------------------------------------------------
+
+#: Largest number of non-zero deltas for which :func:`signed_rank_test`
+#: computes the exact null distribution; above it, the normal approximation.
+#: The exact distribution costs one pass over at most ``m * (m + 1)`` doubled
+#: rank sums per delta (about 130 000 integer additions at 50), so the limit
+#: is about the approximation being good, not about cost.
+SIGNED_RANK_EXACT_MAX = 50
+
+_ZERO_METHODS = ("wilcox", "pratt")
+
+
+@dataclass(frozen=True)
+class SignedRankResult:
+    """The result of :func:`signed_rank_test`.
+
+    Attributes
+    ----------
+    statistic : Fraction
+        Sum of the ranks of the positive deltas (a multiple of 1/2 when
+        there are ties).
+    p_value : float
+        Two-sided p-value (see :func:`signed_rank_test` for the definition).
+    n_nonzero : int
+        Non-zero deltas, the ones that are ranked and signed.
+    method : str
+        ``"exact (sign-flip enumeration)"`` or
+        ``"normal approximation with tie correction, no continuity correction"``.
+    zero_method : str
+        ``"wilcox"`` or ``"pratt"``.
+    alpha : float
+        The significance level :attr:`rejects` uses.
+    """
+
+    statistic: Fraction
+    p_value: float
+    n_nonzero: int
+    method: str
+    zero_method: str
+    alpha: float
+
+    @property
+    def rejects(self) -> bool:
+        """The test rejects "no difference" at level :attr:`alpha`: ``p_value < alpha``."""
+        return self.p_value < self.alpha
+
+
+def _doubled_average_ranks(values: list) -> list[int]:
+    """Twice the average rank (1-based) of each value, in input order.
+
+    Ties are exact equality (``==``), so Fractions and ints tie exactly and
+    floats tie only when they are the same number. Doubling keeps the
+    half-ranks of even-sized tie groups integer.
+    """
+    order = sorted(range(len(values)), key=values.__getitem__)
+    doubled = [0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        # Positions start..end (0-based) hold ranks start+1..end+1; twice their mean:
+        for position in range(start, end + 1):
+            doubled[order[position]] = start + end + 2
+        start = end + 1
+    return doubled
+
+
+def signed_rank_test(deltas, alpha: float = 0.05, zero_method: str = "wilcox") -> SignedRankResult:
+    """Two-sided Wilcoxon signed-rank test on paired deltas, exact for small samples.
+
+    The deltas are paired differences (candidate minus baseline, item by
+    item). Zero deltas are handled by ``zero_method``:
+
+    - ``"wilcox"`` (default): zero deltas are dropped before ranking
+      (Wilcoxon 1945);
+    - ``"pratt"``: the absolute values are ranked with the zeros included,
+      then the zeros' ranks are dropped (Pratt 1959).
+
+    The non-zero absolute deltas get **average ranks** for ties (ties are
+    exact equality, ``==``). The statistic ``T`` is the sum of the ranks of
+    the positive deltas. Under the null hypothesis (each delta's sign is
+    positive or negative with probability 1/2, independently, given the
+    absolute values) ``T`` has mean ``S/2``, ``S`` the sum of the ranks
+    used, and the two-sided p-value is::
+
+        p = P(|T - S/2| >= |t_obs - S/2|)
+
+    under that sign-flip distribution, conditional on the observed ranks
+    (and so on the tie pattern).
+
+    - With at most :data:`SIGNED_RANK_EXACT_MAX` non-zero deltas the
+      distribution is **exact**: all ``2**m`` sign assignments are counted
+      by a dynamic program over the doubled ranks (integers even with
+      half-ranks), so ``p`` is a ratio of integers, returned as the nearest
+      float. ``method`` is ``"exact (sign-flip enumeration)"``.
+    - Above it, the **normal approximation** ``z = (t_obs - S/2) / sqrt(V)``
+      with the exact conditional variance ``V = sum(rank**2) / 4``, which
+      for ``"wilcox"`` is the tie-corrected
+      ``m(m+1)(2m+1)/24 - sum(t**3 - t)/48`` (``t`` the tie-group sizes);
+      ``p = erfc(|z| / sqrt(2))``, **no continuity correction**. ``method``
+      is ``"normal approximation with tie correction, no continuity
+      correction"``.
+
+    When every delta is zero there is nothing to rank: ``statistic`` 0,
+    ``p_value`` 1.0.
+
+    Parameters
+    ----------
+    deltas : iterable of real numbers
+        Paired differences: ints, Fractions or finite floats.
+    alpha : float
+        Significance level for :attr:`SignedRankResult.rejects` (default 0.05).
+    zero_method : {"wilcox", "pratt"}
+
+    Returns
+    -------
+    SignedRankResult
+        ``statistic``, ``p_value``, ``n_nonzero``, ``method``,
+        ``zero_method``, ``alpha``; ``rejects`` is ``p_value < alpha``.
+
+    Examples
+    --------
+    Five items improved by the same amount, twenty unchanged: only "all five
+    up" and "all five down" are as extreme, so p = 2/32.
+
+    >>> result = signed_rank_test([1] * 5 + [0] * 20)
+    >>> result.p_value, result.n_nonzero, result.statistic
+    (0.0625, 5, Fraction(15, 1))
+    """
+    alpha = _check_open_unit("alpha", alpha)
+    if zero_method not in _ZERO_METHODS:
+        raise InputError(f"zero_method must be one of {_ZERO_METHODS}, got {zero_method!r}")
+    values = list(deltas)
+    for index, value in enumerate(values):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, Real)
+            or (not isinstance(value, (Integral, Fraction)) and not math.isfinite(value))
+        ):
+            raise InputError(
+                f"deltas must be finite real numbers, got {value!r} at position {index}"
+            )
+    if zero_method == "wilcox":
+        values = [value for value in values if value != 0]
+        doubled = _doubled_average_ranks([abs(value) for value in values])
+    else:
+        all_doubled = _doubled_average_ranks([abs(value) for value in values])
+        kept = [i for i, value in enumerate(values) if value != 0]
+        doubled = [all_doubled[i] for i in kept]
+        values = [values[i] for i in kept]
+    m = len(values)
+    if m == 0:
+        return SignedRankResult(
+            Fraction(0), 1.0, 0, "exact (sign-flip enumeration)", zero_method, alpha
+        )
+    t2 = sum(rank for rank, value in zip(doubled, values, strict=True) if value > 0)
+    s2 = sum(doubled)
+    observed = abs(2 * t2 - s2)
+    if m <= SIGNED_RANK_EXACT_MAX:
+        # counts[s]: sign assignments whose doubled positive-rank sum is s.
+        counts = [1]
+        for rank in doubled:
+            pad = [0] * rank
+            counts = [a + b for a, b in zip(counts + pad, pad + counts, strict=True)]
+        extreme = sum(c for s, c in enumerate(counts) if abs(2 * s - s2) >= observed)
+        p_value = float(Fraction(extreme, 2**m))
+        method = "exact (sign-flip enumeration)"
+    else:
+        z = observed / math.sqrt(sum(rank * rank for rank in doubled))
+        p_value = min(1.0, math.erfc(z / math.sqrt(2)))
+        method = "normal approximation with tie correction, no continuity correction"
+    return SignedRankResult(Fraction(t2, 2), p_value, m, method, zero_method, alpha)
+
+
+def _binomial_half_lower_tail(k: int, n: int) -> Fraction:
+    """``P(X <= k)`` for ``X ~ Binomial(n, 1/2)``, exact."""
+    if k < 0:
+        return Fraction(0)
+    if k >= n:
+        return Fraction(1)
+    total, term = 1, 1
+    for i in range(1, k + 1):
+        term = term * (n - i + 1) // i
+        total += term
+    return Fraction(total, 2**n)
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign test: wins against losses, ties left out.
+
+    Under "no difference" each non-tied item is a win or a loss with
+    probability 1/2, so ``wins ~ Binomial(wins + losses, 1/2)``, and::
+
+        p = min(1, 2 * P(X <= min(wins, losses)))
+
+    the same two-sided p-value as the exact McNemar test
+    (:func:`mcnemar_exact`, fixed against regressed), computed here in exact
+    integer arithmetic and returned as the nearest float.
+
+    Parameters
+    ----------
+    wins, losses : int
+        Items the candidate does better and worse on; ties are not counted.
+
+    Returns
+    -------
+    float
+        The p-value; 1.0 when there is neither a win nor a loss.
+
+    Examples
+    --------
+    >>> sign_test(9, 1)
+    0.021484375
+    """
+    wins = _check_count("wins", wins)
+    losses = _check_count("losses", losses)
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    return float(min(Fraction(1), 2 * _binomial_half_lower_tail(min(wins, losses), n)))
+
+
+def holm(p_values) -> list[float | None]:
+    """Holm-Bonferroni adjusted p-values, in the input order.
+
+    With the ``m`` p-values (``None`` entries left out) sorted ascending,
+    ``p(1) <= ... <= p(m)``, the adjusted value of ``p(i)`` is the step-down
+    (Holm 1979)::
+
+        adjusted(i) = min(1, max over j <= i of (m - j + 1) * p(j))
+
+    so adjusted values are monotone in the raw ones and never below them.
+    Rejecting every hypothesis whose adjusted value is below ``alpha``
+    controls the family-wise error rate at ``alpha``. ``None`` entries (a
+    comparison without a p-value, e.g. not ready) pass through as ``None``
+    and do not count in ``m``.
+
+    Parameters
+    ----------
+    p_values : sequence of float or None
+        Raw p-values in [0, 1].
+
+    Returns
+    -------
+    list of float or None
+        Adjusted p-values, same length and order as ``p_values``.
+
+    Examples
+    --------
+    >>> holm([0.01, None, 0.04, 0.03])
+    [0.03, None, 0.06, 0.06]
+    """
+    values = list(p_values)
+    for index, value in enumerate(values):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+            raise InputError(
+                f"p_values must be numbers in [0, 1] or None, got {value!r} at position {index}"
+            )
+    present = sorted((i for i, v in enumerate(values) if v is not None), key=values.__getitem__)
+    m = len(present)
+    adjusted: list[float | None] = [None] * len(values)
+    running = 0.0
+    for j, index in enumerate(present):
+        running = max(running, float((m - j) * values[index]))
+        adjusted[index] = min(1.0, running)
+    return adjusted
+
+
+# --------------------------------------------------------------------------
+# Exact power and sample size of the exact McNemar test
+# --------------------------------------------------------------------------
+
+#: Planning discordance (share of items the two versions disagree on) for
+#: :func:`required_paired_n_exact` when fewer than :data:`MIN_PAIRED` pairs
+#: exist to estimate it. The items needed grow with the discordance (more
+#: disagreement is more noise around the same net drop), so a high planning
+#: value is the conservative one: 0.3 assumes that two versions of the same
+#: assistant disagree on up to 30% of golden items, which errs toward asking
+#: for more items; replace it with the observed discordance once
+#: :data:`MIN_PAIRED` pairs exist.
+DEFAULT_DISCORDANCE = 0.3
+
+
+def _check_unit(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+        raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _mcnemar_critical_counts(d_max: int, alpha: float) -> list[int]:
+    """Rejection region of the exact McNemar test for 0..d_max discordant pairs.
+
+    Entry ``d`` is the largest ``k`` with ``2 * P(X <= k) < alpha`` for
+    ``X ~ Binomial(d, 1/2)`` (the test rejects when ``min(fixed, regressed)
+    <= k``), or -1 when no outcome rejects. Computed in exact integers:
+    ``tail = sum(comb(d, i) for i <= k)`` rolls from ``d`` to ``d + 1`` by
+    ``2 * tail - comb(d, k)``, and ``k`` never decreases with ``d``.
+    """
+    level = Fraction(alpha)
+    num, den = level.numerator, level.denominator
+    critical = [-1] * (d_max + 1)
+    k, tail, term = -1, 0, 0  # tail = sum C(d, i) for i <= k; term = C(d, k)
+    for d in range(d_max + 1):
+        if d > 0 and k >= 0:
+            tail = 2 * tail - term
+            term = term * d // (d - k)  # C(d, k) from C(d - 1, k)
+        while True:  # Try k + 1: 2 * (tail + C(d, k + 1)) / 2**d < alpha?
+            next_term = 1 if k < 0 else term * (d - k) // (k + 1)
+            if k + 1 > d or 2 * (tail + next_term) * den >= num * 2**d:
+                break
+            k, tail, term = k + 1, tail + next_term, next_term
+        critical[d] = k
+    return critical
+
+
+def _mcnemar_rejection_probabilities(d_max: int, p_fixed_given_discordant: float, alpha: float):
+    """``P(exact McNemar rejects | d discordant pairs)`` for d = 0..d_max, as an array."""
+    import numpy as np
+    from scipy.stats import binom
+
+    critical = np.array(_mcnemar_critical_counts(d_max, alpha))
+    d = np.arange(d_max + 1)
+    q = p_fixed_given_discordant
+    # Reject when fixed <= k or regressed = d - fixed <= k (the two never overlap).
+    return binom.cdf(critical, d, q) + binom.cdf(critical, d, 1 - q)
+
+
+def _power_from(rejection, n: int, discordance: float) -> float:
+    import numpy as np
+    from scipy.stats import binom
+
+    weights = binom.pmf(np.arange(n + 1), n, discordance)
+    return float(min(1.0, weights @ rejection[: n + 1]))
+
+
+def mcnemar_exact_power(n: int, p_fixed: float, p_regressed: float, alpha: float = 0.05) -> float:
+    """Exact power of the two-sided exact McNemar test.
+
+    Each of ``n`` paired items is independently fixed with probability
+    ``p_fixed``, regressed with probability ``p_regressed`` and concordant
+    otherwise. The exact (conditional) McNemar test of :func:`mcnemar_exact`
+    rejects at level ``alpha`` when its p-value is below ``alpha`` (strictly,
+    as in :func:`reading`). The power is summed exactly over the number of
+    discordant pairs ``D ~ Binomial(n, p_fixed + p_regressed)``::
+
+        power = sum over d of P(D = d) * P(min(F, d - F) <= k(d))
+
+    with ``F ~ Binomial(d, p_fixed / (p_fixed + p_regressed))`` the fixes
+    among them and ``k(d)`` the largest count with
+    ``2 * P(Binomial(d, 1/2) <= k(d)) < alpha``, found in exact integer
+    arithmetic. The binomial probabilities are floats (scipy), so the power
+    is exact up to rounding, not an approximation.
+
+    Parameters
+    ----------
+    n : int
+        Paired items.
+    p_fixed, p_regressed : float
+        Per-item probabilities of a fix and of a regression,
+        ``p_fixed + p_regressed <= 1``.
+    alpha : float
+        Two-sided significance level (default 0.05).
+
+    Returns
+    -------
+    float
+        The probability that the test rejects; 0.0 when ``n`` is 0 or no
+        item can be discordant.
+
+    Examples
+    --------
+    >>> round(mcnemar_exact_power(100, 0.05, 0.20), 3)
+    0.837
+    """
+    n = _check_count("n", n)
+    p_fixed = _check_unit("p_fixed", p_fixed)
+    p_regressed = _check_unit("p_regressed", p_regressed)
+    alpha = _check_open_unit("alpha", alpha)
+    discordance = p_fixed + p_regressed
+    if discordance > 1 + 1e-12:
+        raise InputError(
+            f"p_fixed + p_regressed must be at most 1, got {p_fixed!r} + {p_regressed!r}"
+        )
+    discordance = min(discordance, 1.0)
+    if n == 0 or discordance == 0:
+        return 0.0
+    rejection = _mcnemar_rejection_probabilities(n, p_fixed / discordance, alpha)
+    return _power_from(rejection, n, discordance)
+
+
+def required_paired_n_exact(
+    discordance: float, drop: float = 0.05, alpha: float = 0.05, power: float = 0.80
+) -> int:
+    """Smallest number of paired items whose exact McNemar power reaches ``power``.
+
+    The exact counterpart of :func:`required_paired_n` (Connor's normal
+    approximation). With ``psi = max(discordance, drop)`` (the discordance
+    is floored at ``drop``, as there) the items are fixed with probability
+    ``(psi - drop) / 2`` and regressed with probability ``(psi + drop) / 2``,
+    so the expected difference is ``-drop``, and the power is
+    :func:`mcnemar_exact_power`.
+
+    The exact power is **not monotone in n**: it saw-tooths, because the
+    rejection region of a discrete test grows in steps. The rule used here
+    is **the smallest n whose power is at least ``power``**; a slightly
+    larger n can fall back below the target by a little (the dips are
+    small). Every n from 1 up is checked, so no smaller n reaches the
+    target. Connor's n sizes the precomputation, and the scan is a cheap
+    recursion over n (``P(D = d)`` for ``n + 1`` from ``n``), so the search
+    costs milliseconds for the default settings.
+
+    When fewer than :data:`MIN_PAIRED` pairs exist to estimate the
+    discordance, pass :data:`DEFAULT_DISCORDANCE`.
+
+    Parameters
+    ----------
+    discordance : float
+        Share of discordant paired items, in [0, 1].
+    drop : float
+        Difference to detect (default 0.05).
+    alpha : float
+        Two-sided significance level (default 0.05).
+    power : float
+        Wanted power (default 0.80).
+
+    Returns
+    -------
+    int
+        The smallest ``n`` with ``mcnemar_exact_power(n, ...) >= power``.
+
+    Examples
+    --------
+    >>> required_paired_n_exact(0.20) >= required_paired_n(0.20)
+    True
+    """
+    if isinstance(discordance, bool) or not isinstance(discordance, Real):
+        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
+    if not 0 <= discordance <= 1:
+        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
+    drop = _check_open_unit("drop", drop)
+    alpha = _check_open_unit("alpha", alpha)
+    target = _check_open_unit("power", power)
+    import numpy as np
+
+    psi = max(float(discordance), drop)
+    q = (psi - drop) / 2 / psi  # P(fixed | discordant); regressed: (psi + drop) / 2
+    size = 2 * required_paired_n(psi, drop, alpha, target) + 64
+    rejection = _mcnemar_rejection_probabilities(size, q, alpha)
+    weights = np.ones(1)  # P(D = d) for n = 0
+    n = 0
+    while True:
+        n += 1
+        if n >= size:
+            size *= 2
+            rejection = _mcnemar_rejection_probabilities(size, q, alpha)
+        shifted = np.zeros(n + 1)
+        shifted[:-1] = (1 - psi) * weights
+        shifted[1:] += psi * weights
+        weights = shifted
+        # The recursion screens; the reported power is mcnemar_exact_power's own number.
+        screened = weights @ rejection[: n + 1] >= target - 1e-9
+        if screened and _power_from(rejection, n, psi) >= target:
+            return n
+
+
+# --------------------------------------------------------------------------
+# Non-inferiority and the reading of a paired comparison
+# --------------------------------------------------------------------------
+
+
+def noninferiority_bound(table: PairedTable, confidence: float = 0.95) -> float:
+    """One-sided lower confidence bound on the paired difference (candidate - baseline).
+
+    The bound is the lower end of Newcombe's hybrid score interval
+    (:func:`paired_diff_interval`) at two-sided level ``2 * confidence - 1``,
+    i.e. ``1 - 2 * alpha`` with ``alpha = 1 - confidence``: the lower end of
+    a ``(1 - 2 alpha)`` two-sided interval is a one-sided ``(1 - alpha)``
+    lower bound (the usual construction for non-inferiority, e.g. the 90%
+    interval for a one-sided 5% test). At the default 0.95 this is the lower
+    end of the 90% interval.
+
+    Parameters
+    ----------
+    table : PairedTable
+    confidence : float
+        One-sided confidence level, strictly between 0.5 and 1 (default 0.95).
+
+    Returns
+    -------
+    float
+        The lower bound, in [-1, 1]; NaN when nothing is paired.
+
+    Examples
+    --------
+    >>> round(noninferiority_bound(PairedTable(59, 6, 16, 80)), 4)
+    -0.1097
+    """
+    if not isinstance(table, PairedTable):
+        raise InputError(f"table must be a PairedTable, got {table!r}")
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, Real)
+        or not (0.5 < confidence < 1)
+    ):
+        raise InputError(
+            f"confidence must be a number strictly between 0.5 and 1, got {confidence!r}"
+        )
+    two_sided = 1 - 2 * (1 - float(confidence))
+    return table.diff_interval(two_sided)[0]
+
+
+def noninferior(table: PairedTable, margin: float, confidence: float = 0.95) -> bool:
+    """The candidate is shown non-inferior: the lower bound is above ``-margin``.
+
+    Non-inferiority asks whether the candidate is at most ``margin`` worse
+    than the baseline: it holds when :func:`noninferiority_bound` at
+    ``confidence`` is strictly greater than ``-margin``. With nothing paired
+    the bound is NaN and the answer is False (nothing shown).
+
+    Parameters
+    ----------
+    table : PairedTable
+    margin : float
+        Largest acceptable drop, in [0, 1) (0.02: two percentage points).
+    confidence : float
+        One-sided confidence level (default 0.95).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> noninferior(PairedTable(59, 6, 16, 80), margin=0.10)
+    False
+    >>> noninferior(PairedTable(59, 6, 16, 80), margin=0.15)
+    True
+    """
+    if isinstance(margin, bool) or not isinstance(margin, Real) or not 0 <= margin < 1:
+        raise InputError(f"margin must be a number in [0, 1), got {margin!r}")
+    bound = noninferiority_bound(table, confidence)
+    return not math.isnan(bound) and bound > -margin
+
+
+#: The codes :func:`reading` returns.
+READING_CODES = ("gain", "drop", "borderline", "unclear")
+
+
+def reading(diff_ci: tuple[float, float], p_value: float, alpha: float = 0.05) -> tuple[str, str]:
+    """One reading of a paired comparison that never contradicts the exact test.
+
+    The difference interval (candidate - baseline, e.g.
+    :func:`paired_diff_interval`) and the exact test's p-value (e.g.
+    :func:`mcnemar_exact`) can disagree near the boundary, because the
+    interval is a score interval and the test is exact. The reading only
+    names a change when both agree:
+
+    - ``("gain", "gain: the interval is above 0 and the exact test rejects")``
+      when ``low > 0`` and ``p_value < alpha``;
+    - ``("drop", "drop: the interval is below 0 and the exact test rejects")``
+      when ``high < 0`` and ``p_value < alpha``;
+    - ``("borderline", "borderline: the interval excludes 0 but the exact
+      test does not reject")`` when the interval excludes 0 and
+      ``p_value >= alpha``;
+    - ``("borderline", "borderline: the exact test rejects but the interval
+      includes 0")`` when ``p_value < alpha`` and the interval includes 0;
+    - ``("unclear", "no clear change: the interval includes 0")`` otherwise.
+
+    "Includes 0" counts an end exactly at 0. Call it once the comparison is
+    ready (:func:`is_ready`): there is no reading of a missing interval.
+
+    Parameters
+    ----------
+    diff_ci : tuple of float
+        ``(low, high)`` interval of the difference, ``low <= high``.
+    p_value : float
+        Two-sided p-value of the exact test, in [0, 1].
+    alpha : float
+        Significance level (default 0.05); the test rejects when
+        ``p_value < alpha``.
+
+    Returns
+    -------
+    tuple of str
+        ``(code, text)``, ``code`` one of :data:`READING_CODES`.
+
+    Examples
+    --------
+    >>> reading((-0.1186, -0.0046), 0.0525)
+    ('borderline', 'borderline: the interval excludes 0 but the exact test does not reject')
+    """
+    alpha = _check_open_unit("alpha", alpha)
+    try:
+        low, high = diff_ci
+    except (TypeError, ValueError):
+        raise InputError(f"diff_ci must be a (low, high) pair, got {diff_ci!r}") from None
+    for value in (low, high):
+        if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
+            raise InputError(f"diff_ci must be a (low, high) pair of numbers, got {diff_ci!r}")
+    if low > high:
+        raise InputError(f"diff_ci must have low <= high, got {diff_ci!r}")
+    if isinstance(p_value, bool) or not isinstance(p_value, Real) or not 0 <= p_value <= 1:
+        raise InputError(f"p_value must be a number in [0, 1], got {p_value!r}")
+    rejects = p_value < alpha
+    if low > 0 or high < 0:
+        if not rejects:
+            return (
+                "borderline",
+                "borderline: the interval excludes 0 but the exact test does not reject",
+            )
+        if low > 0:
+            return ("gain", "gain: the interval is above 0 and the exact test rejects")
+        return ("drop", "drop: the interval is below 0 and the exact test rejects")
+    if rejects:
+        return ("borderline", "borderline: the exact test rejects but the interval includes 0")
+    return ("unclear", "no clear change: the interval includes 0")
