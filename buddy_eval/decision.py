@@ -77,7 +77,13 @@ def exact_values(metrics: pd.DataFrame | Counts, version: str) -> dict[str, Frac
 
 
 def decide(
-    metrics: pd.DataFrame | Counts, thresholds: Thresholds, baseline: str, candidate: str
+    metrics: pd.DataFrame | Counts,
+    thresholds: Thresholds,
+    baseline: str,
+    candidate: str,
+    *,
+    noninferior: dict[str, bool | None] | None = None,
+    margin: float | None = None,
 ) -> Decision:
     """Decide whether ``candidate`` may replace ``baseline``.
 
@@ -94,6 +100,14 @@ def decide(
     thresholds : Thresholds
     baseline, candidate : str
         Version labels.
+    noninferior : dict, optional
+        The non-inferiority rule: per rate metric, whether the candidate was
+        shown non-inferior within ``margin`` (None when not measured). A
+        metric shown not non-inferior is then the regression
+        (``regression in citation beyond margin 0.02``) instead of the exact
+        "lower than the baseline" comparison.
+    margin : float, optional
+        The margin, for the reason text.
 
     Returns
     -------
@@ -107,9 +121,16 @@ def decide(
     ]
     if new["violations"] > 0:
         reasons.append("integrity violations")
-    reasons += [
-        f"regression in {m}"
-        for m in RATE_METRICS
-        if new[m] is not None and old[m] is not None and new[m] < old[m]
-    ]
+    if noninferior is None:
+        reasons += [
+            f"regression in {m}"
+            for m in RATE_METRICS
+            if new[m] is not None and old[m] is not None and new[m] < old[m]
+        ]
+    else:
+        reasons += [
+            f"regression in {m} beyond margin {margin:g}"
+            for m in RATE_METRICS
+            if new[m] is not None and old[m] is not None and noninferior.get(m) is False
+        ]
     return Decision(release=not reasons, reasons=tuple(reasons))

@@ -12,6 +12,7 @@ from .formatting import (
     format_diff,
     format_id_list,
     format_interval,
+    format_margin,
     format_p_value,
     format_percent,
     format_rate,
@@ -52,14 +53,17 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
     for change in _LISTED:
         if m.ids[change]:
             lines.append(f"  {change:<12} {format_id_list(m.ids[change])}")
+    alpha = settings.alpha
     if m.ready:
         lines.append(
             f"  difference   {format_diff(t.diff)} {format_interval(*m.diff_ci, signed=True)} "
             f"({cand} - {base}, paired; Newcombe hybrid score)"
         )
         lines.append(
-            f"  McNemar      p {format_p_value(m.p_value, settings.alpha)} (exact, two-sided)"
+            f"  McNemar      p {format_p_value(m.p_value, alpha)} (exact, two-sided); "
+            f"Holm-adjusted p {format_p_value(m.p_holm, alpha)}"
         )
+        lines.append(f"  reading      {m.reading[1]}")
         lines.append("  ready        yes")
     else:
         lines.append(f"  difference   {format_diff(t.diff)} ({cand} - {base}, paired; no interval)")
@@ -69,14 +73,38 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
             f"  ready        NO: {paired_n}, fewer than {settings.min_paired}; "
             "no p-value or difference interval"
         )
-    if m.required_n is not None:
+    if m.sensitivity:
+        for case in ("regressed", "unchanged"):
+            head = "sensitivity" if case == "regressed" else ""
+            result = _sensitivity(m.sensitivity[case], alpha)
+            lines.append(f"  {head:<12} missing as {case}: {result}")
+    if m.noninferior is not None:
         lines.append(
-            f"  sample size  about {m.required_n} paired items to detect a "
-            f"{format_percent(settings.drop)}-point drop "
-            f"(alpha {format_rate(settings.alpha)}, power {format_percent(settings.power)}%; "
-            f"{t.n} now)"
+            f"  non-inferior within {format_margin(settings.margin)}: "
+            f"{'yes' if m.noninferior else 'no'} (one-sided {format_percent(settings.confidence)}% "
+            f"lower bound on the difference {format_diff(m.noninferiority_bound)})"
+        )
+    if m.required_n is not None:
+        assumed = format_percent(m.assumed_discordance)
+        why = "as observed" if m.ready else "a conservative default while not ready"
+        lines.append(
+            f"  sample size  about {m.required_n} paired items for the exact McNemar test to "
+            f"detect a {format_percent(settings.drop)}-point drop with "
+            f"{format_percent(settings.power)}% power at alpha {format_rate(alpha)}, "
+            f"assuming {assumed}% of items discordant ({why}); {t.n} now"
         )
     return lines
+
+
+def _sensitivity(case, alpha: float) -> str:
+    t = case.table
+    text = f"{format_diff(t.diff)}"
+    if case.diff_ci is None:
+        return text + f" ({format_count(t.n, 'paired item')}; not ready)"
+    return (
+        f"{text} {format_interval(*case.diff_ci, signed=True)}, McNemar p "
+        f"{format_p_value(case.p_value, alpha)}; {case.reading[1]}"
+    )
 
 
 def format_details(paired: PairedComparison) -> str:
@@ -93,7 +121,9 @@ def format_details(paired: PairedComparison) -> str:
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
         f"({level}% intervals; a metric is ready for a decision from "
         f"{format_count(settings.min_paired, 'paired item')};",
-        f" {MISSING_COUNTS_AS_FAILED})",
+        f" {MISSING_COUNTS_AS_FAILED};",
+        " three metrics are tested at once: Holm-adjusted p-values guard against a chance",
+        " finding among them)",
     ]
     for m in paired.metrics:
         lines.append("")

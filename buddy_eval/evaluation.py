@@ -75,7 +75,18 @@ class Evaluation:
         # cost nothing until someone asks for every version's items.
         self._grid = score_grid(data, [baseline, candidate])
         self._counts = grid_counts(self._grid)
-        self.decision: Decision = decide(self._counts, data.thresholds, baseline, candidate)
+        if self.settings.rule == "noninferiority":
+            shown = {m.metric: m.noninferior for m in self.paired.metrics}
+            self.decision: Decision = decide(
+                self._counts,
+                data.thresholds,
+                baseline,
+                candidate,
+                noninferior=shown,
+                margin=self.settings.margin,
+            )
+        else:
+            self.decision = decide(self._counts, data.thresholds, baseline, candidate)
         self.warnings = data.warnings + self._missing_warnings()
 
     @cached_property

@@ -25,6 +25,7 @@ __all__ = [
     "format_diff",
     "format_fraction",
     "format_id_list",
+    "format_margin",
     "format_interval",
     "format_p_value",
     "format_percent",
@@ -147,6 +148,11 @@ def format_p_value(p, alpha: float = 0.05, places: int = 3) -> str:
 def format_percent(value) -> str:
     """A share as a whole percentage, half up: ``0.8`` → ``80``."""
     return format_fraction(_exact(value) * 100, 0)
+
+
+def format_margin(value) -> str:
+    """A margin or setting as its shortest decimal: ``0.02``."""
+    return f"{float(value):g}"
 
 
 def format_count(n: int, noun: str, plural: str | None = None) -> str:

@@ -90,6 +90,24 @@ def _float(value: Fraction | None) -> float | None:
     return value.numerator / value.denominator
 
 
+def _sensitivity(m) -> dict | None:
+    if m.sensitivity is None:
+        return None
+    out = {}
+    for case, s in m.sensitivity.items():
+        out[f"missing_as_{case}"] = {
+            "both_pass": s.table.both_pass,
+            "fixed": s.table.fixed,
+            "regressed": s.table.regressed,
+            "both_fail": s.table.both_fail,
+            "diff_exact": _exact(s.table.diff),
+            "diff_ci": _interval(s.diff_ci),
+            "p_value": _number(s.p_value),
+            "reading": None if s.reading is None else s.reading[0],
+        }
+    return out
+
+
 def json_report(evaluation) -> dict:
     """The report of an evaluation as a JSON-ready dict.
 
@@ -150,8 +168,24 @@ def json_report(evaluation) -> dict:
             "diff_exact": _exact(t.diff),
             "diff_ci": _interval(m.diff_ci),
             "diff_ci_method": "Newcombe hybrid score (paired)",
+            "p_value_holm": _number(m.p_holm),
+            "p_value_holm_method": "Holm step-down over the metrics with a p-value",
+            "reading": None if m.reading is None else m.reading[0],
+            "reading_text": None if m.reading is None else m.reading[1],
+            "sensitivity": _sensitivity(m),
+            "noninferiority": None
+            if m.noninferior is None
+            else {
+                "margin": settings.margin,
+                "lower_bound": _number(m.noninferiority_bound),
+                "noninferior": m.noninferior,
+                "method": "one-sided lower bound: Newcombe hybrid score at two-sided level "
+                "2 * confidence - 1",
+            },
             "ready_for_decision": m.ready,
             "required_n": m.required_n,
+            "required_n_method": "exact power of the exact McNemar test",
+            "required_n_assumed_discordance": m.assumed_discordance,
             "note": readiness_note(m, settings.min_paired),
             "fixed_ids": list(m.ids["fixed"]),
             "regressed_ids": list(m.ids["regressed"]),
@@ -181,6 +215,8 @@ def json_report(evaluation) -> dict:
             "min_paired": settings.min_paired,
             "drop": settings.drop,
             "power": settings.power,
+            "margin": settings.margin,
+            "rule": settings.rule,
         },
         "missing_policy": MISSING_COUNTS_AS_FAILED,
         "thresholds": {

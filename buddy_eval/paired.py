@@ -18,7 +18,7 @@ all computed by the one statistics core, :mod:`buddy_eval.stats`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -26,11 +26,15 @@ import numpy as np
 
 from .errors import InputError
 from .stats import (
+    DEFAULT_DISCORDANCE,
     MIN_PAIRED,
     PairedTable,
     exact_upper_bound,
+    holm,
     is_ready,
-    required_paired_n,
+    noninferiority_bound,
+    reading,
+    required_paired_n_exact,
     wilson_interval,
 )
 from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS
@@ -70,12 +74,25 @@ class Settings:
         The drop the sample-size hint is for (default 0.05).
     power : float
         The power the sample-size hint is for (default 0.80).
+    margin : float or None
+        Non-inferiority margin: with a margin, each metric gets a one-sided
+        lower confidence bound on the paired difference and says whether the
+        candidate is within ``margin`` of the baseline (default None: no
+        non-inferiority reading).
+    rule : str
+        ``"exact"`` (default): a regression is the candidate's rate lower
+        than the baseline's, exactly, as the specification says;
+        ``"noninferiority"``: a regression is a metric not shown non-inferior
+        within ``margin`` (needs a margin). Thresholds and violations decide
+        as always.
     """
 
     min_paired: int = MIN_PAIRED
     confidence: float = 0.95
     drop: float = 0.05
     power: float = 0.80
+    margin: float | None = None
+    rule: str = "exact"
 
     def __post_init__(self):
         if isinstance(self.min_paired, bool) or not isinstance(self.min_paired, int):
@@ -85,9 +102,21 @@ class Settings:
         for name in ("confidence", "drop", "power"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
-                raise InputError(
-                    f"{name} must be a number strictly between 0 and 1, got {value!r}"
-                )
+                raise InputError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+        if self.confidence <= 0.5:
+            raise InputError(f"confidence must be above 0.5, got {self.confidence!r}")
+        if self.margin is not None:
+            margin = self.margin
+            if (
+                isinstance(margin, bool)
+                or not isinstance(margin, (int, float))
+                or not (0 <= margin < 1)
+            ):
+                raise InputError(f"margin must be a number in [0, 1), got {margin!r}")
+        if self.rule not in ("exact", "noninferiority"):
+            raise InputError(f"rule must be 'exact' or 'noninferiority', got {self.rule!r}")
+        if self.rule == "noninferiority" and self.margin is None:
+            raise InputError("the noninferiority rule needs a margin (e.g. --margin 0.02)")
 
     @property
     def alpha(self) -> float:
@@ -180,9 +209,7 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
     import pyarrow as pa
 
     rows = np.concatenate([c.rows for c in changes])
-    metric = np.concatenate(
-        [np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)]
-    )
+    metric = np.concatenate([np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)])
 
     def nullable(values: str, present: str) -> pd.arrays.BooleanArray:
         got = np.concatenate([getattr(c, values) for c in changes])
@@ -262,7 +289,25 @@ class MetricComparison:
     p_value : float or None
         Exact two-sided McNemar p-value; None when not ready.
     required_n : int or None
-        The sample-size hint; None when nothing is paired.
+        Paired items whose exact McNemar test detects a drop of
+        ``settings.drop`` with ``settings.power``; None when not measured.
+    assumed_discordance : float or None
+        The share of discordant items the hint assumed: the observed one
+        when the metric is ready, else :data:`~buddy_eval.stats.DEFAULT_DISCORDANCE`.
+    p_holm : float or None
+        The McNemar p-value Holm-adjusted over the metrics that have one.
+    reading : tuple of str or None
+        ``(code, words)`` of :func:`buddy_eval.stats.reading`; None when not ready.
+    sensitivity : dict or None
+        When items are missing: ``{"regressed": ..., "unchanged": ...}``, each a
+        :class:`Sensitivity` of the paired result with every missing item
+        counted as a regression (worst case), or as unchanged (both fail).
+    noninferiority_bound : float or None
+        One-sided lower confidence bound on the paired difference; None
+        without a margin.
+    noninferior : bool or None
+        The bound is above ``-margin``; None without a margin or when the
+        metric is not measured.
     """
 
     metric: str
@@ -275,6 +320,12 @@ class MetricComparison:
     diff_ci: tuple[float, float] | None
     p_value: float | None
     required_n: int | None
+    assumed_discordance: float | None = None
+    p_holm: float | None = None
+    reading: tuple[str, str] | None = None
+    sensitivity: dict | None = field(default=None, repr=False)
+    noninferiority_bound: float | None = None
+    noninferior: bool | None = None
 
     @property
     def measured(self) -> bool:
@@ -293,6 +344,35 @@ class MetricComparison:
     def count(self, change: str) -> int:
         """Items with this change label."""
         return len(self.ids[change])
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """The paired result had the missing items been observed one way.
+
+    Attributes
+    ----------
+    table : PairedTable
+        The 2x2 table with the missing items added.
+    diff_ci : tuple of float or None
+        Newcombe interval; None when that table is not ready.
+    p_value : float or None
+        Exact McNemar; None when not ready.
+    reading : tuple of str or None
+    """
+
+    table: PairedTable
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    reading: tuple[str, str] | None
+
+
+def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
+    ready = is_ready(table.n, settings.min_paired)
+    if not ready:
+        return Sensitivity(table, None, None, None)
+    ci, p = table.diff_interval(settings.confidence), table.mcnemar()
+    return Sensitivity(table, ci, p, reading(ci, p, settings.alpha))
 
 
 @dataclass(frozen=True)
@@ -391,12 +471,38 @@ def compare_versions(
             both_fail=int(counts[_BOTH_FAIL]),
         )
         ids = {
-            label: tuple(
-                item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist()
-            )
+            label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
             for k, label in enumerate(CHANGES)
         }
         ready = is_ready(table.n, settings.min_paired)
+        diff_ci = table.diff_interval(settings.confidence) if ready else None
+        p_value = table.mcnemar() if ready else None
+        measured = len(c.rows) > 0
+        discordance = table.discordant / table.n if ready else DEFAULT_DISCORDANCE
+        missing = len(ids["missing"])
+        sensitivity = None
+        if missing and measured:
+            sensitivity = {
+                "regressed": _sensitivity(
+                    PairedTable(t_pass := table.both_pass, table.fixed,
+                                table.regressed + missing, table.both_fail),
+                    settings,
+                ),
+                "unchanged": _sensitivity(
+                    PairedTable(t_pass, table.fixed, table.regressed, table.both_fail + missing),
+                    settings,
+                ),
+            }  # fmt: skip
+        bound = (
+            noninferiority_bound(table, settings.confidence)
+            if settings.margin is not None
+            else None
+        )
+        noninferior = None
+        if settings.margin is not None and measured:
+            noninferior = bool(
+                bound is not None and not math.isnan(bound) and bound > -settings.margin
+            )
         metrics.append(
             MetricComparison(
                 metric=c.metric,
@@ -418,20 +524,24 @@ def compare_versions(
                     settings.confidence,
                 ),
                 ready=ready,
-                diff_ci=table.diff_interval(settings.confidence) if ready else None,
-                p_value=table.mcnemar() if ready else None,
+                diff_ci=diff_ci,
+                p_value=p_value,
                 required_n=(
-                    required_paired_n(
-                        table.discordant / table.n,
-                        settings.drop,
-                        settings.alpha,
-                        settings.power,
+                    required_paired_n_exact(
+                        discordance, settings.drop, settings.alpha, settings.power
                     )
-                    if table.n
+                    if measured
                     else None
                 ),
+                assumed_discordance=discordance if measured else None,
+                reading=reading(diff_ci, p_value, settings.alpha) if ready else None,
+                sensitivity=sensitivity,
+                noninferiority_bound=bound,
+                noninferior=noninferior,
             )
         )
+    adjusted = holm([m.p_value for m in metrics])
+    metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
     bounds = tuple(
         ViolationBound(
             version,
@@ -474,8 +584,10 @@ def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
     if m.ready:
         return None
     n = m.n_paired
-    why = f"no paired item, at least {min_paired} needed" if n == 0 else (
-        f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}"
+    why = (
+        f"no paired item, at least {min_paired} needed"
+        if n == 0
+        else (f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}")
     )
     if m.missing:
         items = (

@@ -102,7 +102,34 @@ def parser() -> argparse.ArgumentParser:
         help="paired items a metric needs before a p-value and a difference interval are "
         "computed (default: 20)",
     )
+    parser.add_argument(
+        "--margin",
+        type=_margin,
+        default=None,
+        metavar="M",
+        help="non-inferiority margin (e.g. 0.02): --details and json add, per metric, a "
+        "one-sided lower confidence bound on the paired difference and whether the "
+        "candidate is within M of the baseline",
+    )
+    parser.add_argument(
+        "--rule",
+        choices=("exact", "noninferiority"),
+        default="exact",
+        help="exact (default): a regression is a rate lower than the baseline's, exactly; "
+        "noninferiority: a regression is a metric not shown non-inferior within --margin "
+        "(thresholds and violations decide as always)",
+    )
     return parser
+
+
+def _margin(text: str) -> float:
+    allowed = set("0123456789.")
+    if not text or len(text) > 20 or not set(text) <= allowed or text.count(".") > 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    value = float(text) if text != "." else -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -157,10 +184,11 @@ def run(argv: list[str], lean: bool = False) -> int:
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
     try:
-        settings = Settings(min_paired=args.min_paired)
+        settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
-        with _without_pandas(lean and args.format == "text" and not args.details):
+        plain = args.format == "text" and not args.details and args.rule == "exact"
+        with _without_pandas(lean and plain):
             evaluation = evaluate(args.input, args.baseline, args.candidate, settings)
             text = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
