@@ -182,17 +182,17 @@ def _with_check(value_check: dict) -> list:
          "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
          "integer, got -1"),
         (_with_check(check("max_cost_usd", False)),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a non-negative "
-         "number of US dollars, got false"),
+         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+         "dollars from 0 to 1000000000, got false"),
         (_with_check(check("max_cost_usd", "0.02")),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a non-negative "
-         "number of US dollars, got '0.02'"),
+         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+         "dollars from 0 to 1000000000, got '0.02'"),
         (_with_check(check("max_cost_usd", Decimal("-0.01"))),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a non-negative "
-         "number of US dollars, got -0.01"),
+         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+         "dollars from 0 to 1000000000, got -0.01"),
         (_with_check({"type": "max_cost_usd"}),
-         "g.json: task 't1', check 2 (max_cost_usd): missing field 'value' (a non-negative "
-         "number of US dollars)"),
+         "g.json: task 't1', check 2 (max_cost_usd): missing field 'value' (a number of US "
+         "dollars from 0 to 1000000000)"),
         (_with_check({"type": "status_completed", "value": True}),
          "g.json: task 't1', check 2 (status_completed): unexpected field 'value'; a "
          "status_completed check has only the fields type"),
@@ -304,8 +304,8 @@ def test_non_finite_json_numbers_are_rejected(tmp_path, constant):
     with pytest.raises(InputError) as info:
         load_golden(path)
     assert str(info.value) == (
-        f"{path}: task 't1', check 1 (max_cost_usd): field 'value' must be a non-negative "
-        f"number of US dollars, got {constant}"
+        f"{path}: task 't1', check 1 (max_cost_usd): field 'value' must be a number of US "
+        f"dollars from 0 to 1000000000, got {constant}"
     )
 
 

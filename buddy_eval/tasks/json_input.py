@@ -3,9 +3,12 @@
 Input files are JSON only: they are parsed, never executed or unpickled.
 Numbers with a fraction or an exponent are read as :class:`decimal.Decimal`,
 so ``0.02`` stays exactly two cents; ``NaN`` and ``Infinity`` (which Python's
-``json`` would accept) become :class:`NonFinite` markers that validation
-rejects with the task and field named; an object that repeats a key keeps the
-repeated names in :attr:`JSONObject.duplicate_keys` for the same reason.
+``json`` would accept) become :class:`NonFinite` markers, and a number written
+with more than :data:`MAX_NUMBER_CHARS` characters a :class:`LongNumber`
+marker (it is never converted, so no digit limit or slow arithmetic is hit),
+both of which validation rejects with the task and field named; an object
+that repeats a key keeps the repeated names in
+:attr:`JSONObject.duplicate_keys` for the same reason.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from pathlib import Path
 from ..errors import InputError
 from ..parsing import decode
 
-__all__ = ["JSONObject", "NonFinite", "parse_json", "read_json"]
+__all__ = ["MAX_NUMBER_CHARS", "JSONObject", "LongNumber", "NonFinite", "parse_json", "read_json"]
+
+MAX_NUMBER_CHARS = 100
+"""The longest number literal read as a number (sign, digits, point and exponent)."""
 
 
 class JSONObject(dict):
@@ -39,6 +45,26 @@ class NonFinite:
         return self.text
 
 
+class LongNumber:
+    """A number literal longer than :data:`MAX_NUMBER_CHARS`, kept as written: never valid."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"LongNumber({len(self.text)} characters)"
+
+
+def _int(text: str) -> int | LongNumber:
+    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else int(text)
+
+
+def _decimal(text: str) -> Decimal | LongNumber:
+    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else Decimal(text)
+
+
 def _object(pairs: list[tuple[str, object]]) -> JSONObject:
     obj = JSONObject(pairs)
     if len(obj) != len(pairs):
@@ -50,6 +76,10 @@ def _object(pairs: list[tuple[str, object]]) -> JSONObject:
 def parse_json(text: str, source: str):
     """Parse JSON text; floats as :class:`~decimal.Decimal`.
 
+    Integers and decimals of at most :data:`MAX_NUMBER_CHARS` characters are
+    read as ``int`` and :class:`~decimal.Decimal`; longer ones as
+    :class:`LongNumber`, ``NaN`` and ``[-]Infinity`` as :class:`NonFinite`.
+
     Raises
     ------
     InputError
@@ -58,7 +88,11 @@ def parse_json(text: str, source: str):
     """
     try:
         return json.loads(
-            text, parse_float=Decimal, parse_constant=NonFinite, object_pairs_hook=_object
+            text,
+            parse_int=_int,
+            parse_float=_decimal,
+            parse_constant=NonFinite,
+            object_pairs_hook=_object,
         )
     except json.JSONDecodeError as exc:
         raise InputError(

@@ -31,7 +31,8 @@ def load_golden(source) -> GoldenSet:
     InputError
         The file cannot be read, is not UTF-8 or not JSON (the message names
         the line), or a definition breaks a rule (the message names the task
-        and the field).
+        and the field and quotes at most about 60 characters of the value):
+        see :func:`~buddy_eval.tasks.validation.build_golden`.
 
     Examples
     --------
@@ -72,8 +73,10 @@ def load_run(source, label: str = "run") -> RunRecords:
     Raises
     ------
     InputError
-        As :func:`load_golden`; also a duplicate ``task_id`` or two records
-        for the same golden task.
+        As :func:`load_golden` (the rules are those of
+        :func:`~buddy_eval.tasks.validation.build_run`); also an invalid
+        label, a duplicate ``task_id`` or two records for the same golden
+        task.
     """
     if isinstance(source, RunRecords):
         return source if source.label == label else source.relabel(label)

@@ -2,30 +2,39 @@
 
 Every rule is written once, here. A broken definition fails loudly: the
 :class:`~buddy_eval.errors.InputError` names the file, the task (or record),
-the field, the value received and what is allowed, e.g.::
+the field, the value received (quoted, at most :data:`MAX_QUOTED_CHARS`
+characters of it) and what is allowed, e.g.::
 
     golden.json: task 'loops-03', check 2 (max_tokens): field 'value' must be a
     non-negative integer, got true
+
+Every string that is read must be valid Unicode text (a JSON escape such as
+``"\\ud800"`` can smuggle in a lone surrogate, which cannot be written out);
+identifiers (golden ids, task ids, run labels) must also hold no control
+character (Unicode category Cc) and no line or paragraph separator (U+2028,
+U+2029), so that they cannot break the report's lines or send terminal escapes.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal, localcontext
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .json_input import NonFinite
+from .json_input import MAX_NUMBER_CHARS, LongNumber, NonFinite
 
 __all__ = [
     "CHECK_TYPES",
     "STRING_CHECKS",
     "CHECK_TYPE_DTYPE",
+    "MAX_COST_USD",
+    "MAX_QUOTED_CHARS",
     "GOLDEN_FIELDS",
     "RECORD_FIELDS",
     "GoldenSet",
@@ -53,11 +62,20 @@ RECORD_FIELDS = (
 )
 INT64_MAX = 2**63 - 1
 MICROS_PER_USD = 1_000_000
+MAX_COST_USD = 1_000_000_000
+"""The largest ``max_cost_usd`` value accepted, in US dollars."""
+MAX_QUOTED_CHARS = 60
+"""At most this many characters of a received value are quoted in a message."""
+_ONE_MICRO = Decimal("0.000001")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NOT_IDENTIFIER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SEPARATORS = {"\u2028": "line separator", "\u2029": "paragraph separator"}
 _VALUE_RULE = {
     "contains": "a non-empty string",
     "not_contains": "a non-empty string",
     "max_tokens": "a non-negative integer",
-    "max_cost_usd": "a non-negative number of US dollars",
+    "max_cost_usd": f"a number of US dollars from 0 to {MAX_COST_USD}",
 }
 
 
@@ -123,6 +141,7 @@ class RunRecords:
 
     def relabel(self, label: str) -> RunRecords:
         """The same records under another label (a new object; this one is unchanged)."""
+        _check_label(label)
         records = self.records.copy()
         records["run"] = pd.Categorical([label] * len(records), categories=[label])
         return RunRecords(label=label, records=records, source=self.source)
@@ -133,22 +152,90 @@ class RunRecords:
         )
 
 
+def _shorten(text: str, quote: bool) -> str:
+    if len(text) <= MAX_QUOTED_CHARS:
+        return repr(text) if quote else text
+    head = text[: MAX_QUOTED_CHARS - 3]
+    return f"{repr(head) if quote else head}... ({len(text) - len(head)} more characters)"
+
+
 def describe(value) -> str:
-    """A received value as the file wrote it, shortened for messages."""
+    """A received value as the file wrote it, bounded for messages.
+
+    Strings are quoted with :func:`repr` (so control characters and lone
+    surrogates show as escapes); a string or number longer than
+    :data:`MAX_QUOTED_CHARS` characters is cut to its first
+    ``MAX_QUOTED_CHARS - 3``, followed by ``...`` and the count of the rest.
+
+    >>> describe("x" * 100)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (43 more characters)"
+    >>> describe(None), describe(True), describe([1]), describe("a\\nb")
+    ('null', 'true', 'a list', "'a\\\\nb'")
+    """
+    if type(value) is str and len(value) <= MAX_QUOTED_CHARS:
+        return repr(value)
     if isinstance(value, NonFinite):
         return value.text
+    if isinstance(value, LongNumber):
+        return _shorten(value.text, quote=False)
     if value is None:
         return "null"
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, (list, tuple)):
         return "a list"
     if isinstance(value, str):
-        text = value if len(value) <= 60 else value[:57] + "..."
-        return repr(text)
-    return str(value)
+        return _shorten(value, quote=True)
+    if _is_int(value) and int(value).bit_length() > 10_000:  # str() would refuse > 4300 digits
+        return f"an integer of about {int(int(value).bit_length() * 0.30103)} digits"
+    return _shorten(str(value), quote=False)
+
+
+def _got(value) -> str:
+    """``got VALUE`` for a message; a too long number also says what the limit is."""
+    if isinstance(value, LongNumber):
+        return (
+            f"got {describe(value)}, a number longer than the {MAX_NUMBER_CHARS} characters allowed"
+        )
+    return f"got {describe(value)}"
+
+
+def _text_problem(text: str, identifier: bool) -> str | None:
+    """What makes ``text`` unacceptable (``contains ...``), or None when it is fine.
+
+    A lone surrogate is never acceptable; in an identifier, neither is a
+    control character nor a line or paragraph separator.
+    """
+    if not text.isascii():
+        found = _SURROGATE.search(text)
+        if found:
+            return (
+                f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid "
+                f"Unicode text, at character {found.start() + 1} of {describe(text)}"
+            )
+    if identifier:
+        found = _CONTROL.search(text)
+        if found:
+            kind = _SEPARATORS.get(found.group(), "control character")
+            return (
+                f"contains the {kind} U+{ord(found.group()):04X} at character "
+                f"{found.start() + 1} of {describe(text)}; an identifier may not contain control "
+                "characters (U+0000 to U+001F, U+007F to U+009F) or line separators (U+2028, "
+                "U+2029)"
+            )
+    return None
+
+
+def _check_text(text: str, field: str, where: str, source: str, identifier: bool = False):
+    """Fail unless ``text`` is acceptable (see :func:`_text_problem`); quick when it is."""
+    if identifier:
+        if _NOT_IDENTIFIER.search(text) is None:
+            return
+    elif text.isascii() or _SURROGATE.search(text) is None:
+        return
+    _fail(where, f"field {field!r} {_text_problem(text, identifier)}", source)
 
 
 def _is_int(value) -> bool:
@@ -162,8 +249,13 @@ def _count(value) -> int | None:
     return None
 
 
+def _is_short_int(value) -> bool:
+    """An integer of at most :data:`MAX_NUMBER_CHARS` digits (kept as text: ids and tiers)."""
+    return _is_int(value) and abs(int(value)) < 10**MAX_NUMBER_CHARS
+
+
 def _dollars(value) -> Decimal | None:
-    """``value`` as an exact, finite, non-negative Decimal, or None.
+    """``value`` as an exact Decimal from 0 to :data:`MAX_COST_USD`, or None.
 
     JSON numbers arrive as int or Decimal; a Python float (from a list built
     in code) is read at its shortest decimal form, so ``0.02`` is two cents.
@@ -176,7 +268,7 @@ def _dollars(value) -> Decimal | None:
         value = Decimal(repr(float(value)))
     elif isinstance(value, Fraction):
         return None
-    if not isinstance(value, Decimal) or not value.is_finite() or value < 0:
+    if not isinstance(value, Decimal) or not value.is_finite() or not 0 <= value <= MAX_COST_USD:
         return None
     return value
 
@@ -184,19 +276,42 @@ def _dollars(value) -> Decimal | None:
 def micros_limit(dollars: Decimal) -> int:
     """The largest integer ``usd_micros`` with ``usd_micros <= dollars x 1,000,000``, exactly.
 
+    The time taken depends on the digits written, never on the exponent:
+    below one micro-dollar the limit is 0 (``1e-9999999`` is answered at
+    once), and from ``INT64_MAX / 1,000,000`` dollars up it is ``INT64_MAX``
+    (every int64 ``usd_micros`` passes).
+
+    Parameters
+    ----------
+    dollars : decimal.Decimal
+        A finite, non-negative amount.
+
+    Returns
+    -------
+    int
+
     >>> micros_limit(Decimal("0.02")), micros_limit(Decimal("0.0000015"))
     (20000, 1)
+    >>> micros_limit(Decimal("1e-9999999")), micros_limit(Decimal("1e+9999999"))
+    (0, 9223372036854775807)
     """
+    if dollars < _ONE_MICRO:
+        return 0
     if dollars >= Decimal(INT64_MAX) / MICROS_PER_USD:
         return INT64_MAX
-    return math.floor(Fraction(dollars) * MICROS_PER_USD)
+    with localcontext() as context:
+        # exact: the product has at most len(digits) + 7 significant digits
+        context.prec = len(dollars.as_tuple().digits) + 7
+        micros = (dollars * MICROS_PER_USD).to_integral_value(rounding=ROUND_FLOOR)
+    return int(micros)
 
 
 def _check_keys(obj: dict, where: str, source: str) -> None:
     duplicates = getattr(obj, "duplicate_keys", ())
     if duplicates:
         raise InputError(
-            f"{where}: field {duplicates[0]!r} is given more than once; each field may appear once",
+            f"{where}: field {describe(duplicates[0])} is given more than once; each field may "
+            "appear once",
             source=source,
         )
 
@@ -209,14 +324,14 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
     if not isinstance(checks, list) or not checks:
         _fail(
             where,
-            f"field 'checks' must be a non-empty list of checks, got {describe(checks)}",
+            f"field 'checks' must be a non-empty list of checks, {_got(checks)}",
             source,
         )
     rows = []
     for index, check in enumerate(checks, 1):
         at = f"{where}, check {index}"
         if not isinstance(check, dict):
-            _fail(at, f"expected an object {{type, value}}, got {describe(check)}", source)
+            _fail(at, f"expected an object {{type, value}}, {_got(check)}", source)
         _check_keys(check, at, source)
         if "type" not in check:
             _fail(at, f"missing field 'type' (one of {', '.join(CHECK_TYPES)})", source)
@@ -224,7 +339,7 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
         if not isinstance(kind, str) or kind not in CHECK_TYPES:
             _fail(
                 at,
-                f"field 'type' must be one of {', '.join(CHECK_TYPES)}, got {describe(kind)}",
+                f"field 'type' must be one of {', '.join(CHECK_TYPES)}, {_got(kind)}",
                 source,
             )
         at = f"{at} ({kind})"
@@ -233,7 +348,7 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
         if extra:
             _fail(
                 at,
-                f"unexpected field {extra[0]!r}; a {kind} check has only the fields "
+                f"unexpected field {describe(extra[0])}; a {kind} check has only the fields "
                 f"{', '.join(allowed)}",
                 source,
             )
@@ -245,6 +360,8 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
             value = check["value"]
             if kind in STRING_CHECKS:
                 ok = isinstance(value, str) and value != ""
+                if ok:
+                    _check_text(value, "value", at, source)
                 row.update(value=value, text=value)
             elif kind == "max_tokens":
                 ok = _count(value) is not None
@@ -255,9 +372,7 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
                 if ok:
                     row.update(value=str(dollars), limit=micros_limit(dollars))
             if not ok:
-                _fail(
-                    at, f"field 'value' must be {_VALUE_RULE[kind]}, got {describe(value)}", source
-                )
+                _fail(at, f"field 'value' must be {_VALUE_RULE[kind]}, {_got(value)}", source)
         rows.append(row)
     return rows
 
@@ -272,7 +387,9 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         ``prompt`` are non-empty strings; ``tier`` a non-empty string or an
         integer (kept as text); ``checks`` a non-empty list of
         ``{"type": ..., "value": ...}`` objects (``status_completed`` takes no
-        value). Other task fields (notes, sources) are ignored.
+        value; ``max_cost_usd`` takes 0 to :data:`MAX_COST_USD` dollars). No
+        string may hold a lone surrogate, and ``id`` no control character or
+        line separator. Other task fields (notes, sources) are ignored.
     source : str
         A name for messages.
 
@@ -286,13 +403,16 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
     ------
     InputError
         Not a list, an empty list, a task or check that is not an object, a
-        missing field, a wrong type, an unknown check type, a field given
-        twice, or a duplicate id; the message names the task and the field.
+        missing field, a wrong type, a number longer than
+        :data:`~buddy_eval.tasks.json_input.MAX_NUMBER_CHARS` characters, a
+        cost limit out of range, an unknown check type, a lone surrogate, a
+        control character in an id, a field given twice, or a duplicate id;
+        the message names the task and the field and quotes the value
+        boundedly.
     """
     if not isinstance(items, list):
         raise InputError(
-            f"expected a JSON list of golden tasks {{id, prompt, tier, checks}}, "
-            f"got {describe(items)}",
+            f"expected a JSON list of golden tasks {{id, prompt, tier, checks}}, {_got(items)}",
             source=source,
         )
     if not items:
@@ -303,17 +423,16 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         if not isinstance(item, dict):
             _fail(
                 where,
-                f"expected an object {{id, prompt, tier, checks}}, got {describe(item)}",
+                f"expected an object {{id, prompt, tier, checks}}, {_got(item)}",
                 source,
             )
         golden_id = item.get("id")
         if "id" not in item:
             _fail(where, "missing field 'id' (a non-empty string)", source)
         if not isinstance(golden_id, str) or not golden_id.strip():
-            _fail(
-                where, f"field 'id' must be a non-empty string, got {describe(golden_id)}", source
-            )
-        where = f"task {golden_id!r}"
+            _fail(where, f"field 'id' must be a non-empty string, {_got(golden_id)}", source)
+        _check_text(golden_id, "id", where, source, identifier=True)
+        where = f"task {describe(golden_id)}"
         if golden_id in first:
             _fail(
                 f"{where} (#{position})",
@@ -327,13 +446,14 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
                 _fail(where, f"missing field {field!r} (a non-empty string)", source)
         prompt, tier = item["prompt"], item["tier"]
         if not isinstance(prompt, str) or not prompt.strip():
-            _fail(
-                where, f"field 'prompt' must be a non-empty string, got {describe(prompt)}", source
-            )
-        if not ((isinstance(tier, str) and tier.strip()) or _is_int(tier)):
+            _fail(where, f"field 'prompt' must be a non-empty string, {_got(prompt)}", source)
+        _check_text(prompt, "prompt", where, source)
+        if isinstance(tier, str) and tier.strip():
+            _check_text(tier, "tier", where, source)
+        elif not _is_short_int(tier):
             _fail(
                 where,
-                f"field 'tier' must be a non-empty string or an integer, got {describe(tier)}",
+                f"field 'tier' must be a non-empty string or an integer, {_got(tier)}",
                 source,
             )
         if "checks" not in item:
@@ -372,13 +492,14 @@ def _record_field(record: dict, field: str, where: str, source: str):
         return None
     if field in ("model", "result_text"):
         if isinstance(value, str):
+            _check_text(value, field, where, source)
             return value
-        _fail(where, f"field {field!r} must be a string or null, got {describe(value)}", source)
+        _fail(where, f"field {field!r} must be a string or null, {_got(value)}", source)
     count = _count(value)
     if count is None:
         _fail(
             where,
-            f"field {field!r} must be a non-negative integer or null, got {describe(value)}",
+            f"field {field!r} must be a non-negative integer or null, {_got(value)}",
             source,
         )
     return count
@@ -396,9 +517,12 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         ``golden_id`` (a non-empty string) and ``status`` (a string) are
         required. ``model`` and ``result_text`` are strings, the three counts
         non-negative integers; each may be null or absent, which means
-        "not recorded". Other fields are ignored.
+        "not recorded". No string may hold a lone surrogate, and ``task_id``
+        and ``golden_id`` no control character or line separator. Other
+        fields are ignored.
     label : str
-        The run's label.
+        The run's label: a non-empty string, no control character, no line
+        separator.
     source : str
         A name for messages.
 
@@ -411,18 +535,24 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
     Raises
     ------
     InputError
-        Not a list, an empty list, a record that is not an object, a missing
-        required field, a wrong type, a field given twice, a duplicate
-        ``task_id``, or two records for the same ``golden_id``.
+        An invalid label, not a list, an empty list, a record that is not an
+        object, a missing required field, a wrong type, a number longer than
+        :data:`~buddy_eval.tasks.json_input.MAX_NUMBER_CHARS` characters, a
+        lone surrogate, a control character in an identifier, a field given
+        twice, a duplicate ``task_id``, or two records for the same
+        ``golden_id``.
     """
+    _check_label(label)
     if not isinstance(records, list):
         raise InputError(
             f"expected a JSON list of run records {{task_id, golden_id, status, ...}}, "
-            f"got {describe(records)}",
+            f"{_got(records)}",
             source=source,
         )
     if not records:
-        raise InputError(f"run {label!r} has no records; expected at least one", source=source)
+        raise InputError(
+            f"run {describe(label)} has no records; expected at least one", source=source
+        )
     columns: dict[str, list] = {field: [] for field in RECORD_FIELDS}
     task_first: dict[str, tuple[int, str]] = {}
     golden_first: dict[str, tuple[int, str]] = {}
@@ -431,21 +561,22 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         if not isinstance(record, dict):
             _fail(
                 where,
-                f"expected an object {{task_id, golden_id, ...}}, got {describe(record)}",
+                f"expected an object {{task_id, golden_id, ...}}, {_got(record)}",
                 source,
             )
         if "task_id" not in record:
             _fail(where, "missing field 'task_id' (a non-empty string or an integer)", source)
         task_id = record["task_id"]
-        if not ((isinstance(task_id, str) and task_id.strip()) or _is_int(task_id)):
+        if isinstance(task_id, str) and task_id.strip():
+            _check_text(task_id, "task_id", where, source, identifier=True)
+        elif not _is_short_int(task_id):
             _fail(
                 where,
-                "field 'task_id' must be a non-empty string or an integer, "
-                f"got {describe(task_id)}",
+                f"field 'task_id' must be a non-empty string or an integer, {_got(task_id)}",
                 source,
             )
         task_id = str(task_id)
-        where = f"record #{position} (task_id {task_id!r})"
+        where = f"record #{position} (task_id {describe(task_id)})"
         _check_keys(record, where, source)
         if task_id in task_first:
             _fail(
@@ -461,18 +592,20 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         if not isinstance(golden_id, str) or not golden_id.strip():
             _fail(
                 where,
-                f"field 'golden_id' must be a non-empty string, got {describe(golden_id)}",
+                f"field 'golden_id' must be a non-empty string, {_got(golden_id)}",
                 source,
             )
+        _check_text(golden_id, "golden_id", where, source, identifier=True)
         if not isinstance(status, str):
-            _fail(where, f"field 'status' must be a string, got {describe(status)}", source)
+            _fail(where, f"field 'status' must be a string, {_got(status)}", source)
+        _check_text(status, "status", where, source)
         if golden_id in golden_first:
             first_position, first_task = golden_first[golden_id]
             _fail(
                 where,
-                f"second record for golden task {golden_id!r} in run {label!r} (first: record "
-                f"#{first_position}, task_id {first_task!r}); a run may hold one record per "
-                "golden task",
+                f"second record for golden task {describe(golden_id)} in run {describe(label)} "
+                f"(first: record #{first_position}, task_id {describe(first_task)}); a run may "
+                "hold one record per golden task",
                 source,
             )
         task_first[task_id] = (position, golden_id)
@@ -495,10 +628,21 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
     return RunRecords(label=label, records=frame, source=source)
 
 
+def _check_label(label) -> None:
+    if not isinstance(label, str) or not label.strip():
+        raise InputError(f"a run label must be a non-empty string, {_got(label)}")
+    problem = _text_problem(label, identifier=True)
+    if problem:
+        raise InputError(f"the run label {problem}")
+
+
 def check_labels(labels: Sequence[str]) -> None:
-    """Raise :class:`InputError` unless the run labels are non-empty and distinct."""
+    """Raise :class:`InputError` unless the run labels are valid and distinct.
+
+    A label is a non-empty string holding no lone surrogate, no control
+    character and no line separator (it is printed in the report's lines).
+    """
     for label in labels:
-        if not isinstance(label, str) or not label.strip():
-            raise InputError(f"a run label must be a non-empty string, got {describe(label)}")
+        _check_label(label)
     if len(set(labels)) != len(labels):
-        raise InputError(f"the two run labels must differ, got {labels[0]!r} twice")
+        raise InputError(f"the two run labels must differ, got {describe(labels[0])} twice")
