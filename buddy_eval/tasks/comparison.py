@@ -24,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..stats import MIN_PAIRED, PairedTable, is_ready
+from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from .checks import evaluate_checks
 from .loading import load_golden, load_run
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
-from .validation import GoldenSet, RunRecords, check_labels
+from .validation import GoldenSet, RunRecords, check_labels, describe
 
 __all__ = [
     "CHANGES",
@@ -69,6 +69,14 @@ class PairedSummary:
         Enough scored pairs (:func:`buddy_eval.stats.is_ready`).
     p_value, mcnemar_p_value : float or None
         Wilcoxon signed-rank and exact McNemar p-values; None when not ready.
+    p_value_method : str or None
+        How the signed-rank p-value was computed (exact sign-flip
+        enumeration, or the tie-corrected normal approximation for many
+        non-zero deltas); None when not ready.
+    sign_test_p_value : float or None
+        Exact two-sided sign test on wins against losses; None when not ready.
+    p_value_holm, mcnemar_p_value_holm : float or None
+        The two tests' p-values Holm-adjusted for being read together.
     """
 
     n: int
@@ -87,6 +95,10 @@ class PairedSummary:
     p_value: float | None
     mcnemar_p_value: float | None
     min_n: int = MIN_PAIRED
+    p_value_method: str | None = None
+    sign_test_p_value: float | None = None
+    p_value_holm: float | None = None
+    mcnemar_p_value_holm: float | None = None
 
     @property
     def all_pass(self) -> PairedTable:
@@ -170,17 +182,15 @@ def pair_tasks(
 
 
 def wilcoxon_p_value(deltas) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of paired deltas (scipy's defaults).
+    """Two-sided Wilcoxon signed-rank p-value of paired deltas (the shared core's test).
 
-    Zero deltas are dropped (``zero_method="wilcox"``); when every delta is
-    zero there is no difference to test and the p-value is 1.0.
+    :func:`buddy_eval.stats.signed_rank_test`: zero deltas dropped
+    (``zero_method="wilcox"``), average ranks for ties, the exact sign-flip
+    distribution up to :data:`~buddy_eval.stats.SIGNED_RANK_EXACT_MAX`
+    non-zero deltas, a tie-corrected normal approximation above; 1.0 when
+    every delta is zero.
     """
-    from scipy.stats import wilcoxon
-
-    deltas = np.asarray(deltas, dtype=float)
-    if not np.any(deltas != 0):
-        return 1.0
-    return float(wilcoxon(deltas).pvalue)
+    return signed_rank_test(list(deltas)).p_value
 
 
 def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
@@ -200,23 +210,36 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSumma
         both_fail=int(np.sum(~a_pass & ~b_pass)),
     )
     change = scored["change"].value_counts()
+    wins, ties, losses = (int(change.get(c, 0)) for c in CHANGES)
+    test = None
+    if ready:
+        # Exact deltas, so equal deltas tie in the ranks.
+        dens = (scored["measured_a"] * scored["measured_b"]).tolist()
+        test = signed_rank_test([Fraction(a, b) for a, b in zip(num.tolist(), dens, strict=True)])
+    p_value = test.p_value if test else None
+    mcnemar_p = all_pass.mcnemar() if ready else None
+    adjusted = holm([p_value, mcnemar_p])
     return PairedSummary(
         n=n,
         present_n=len(pairs),
         unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
         mean_delta=mean_delta,
-        wins=int(change.get("win", 0)),
-        ties=int(change.get("tie", 0)),
-        losses=int(change.get("loss", 0)),
+        wins=wins,
+        ties=ties,
+        losses=losses,
         fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
         all_pass_a_only=a_only,
         all_pass_b_only=b_only,
         all_pass_both=all_pass.both_pass,
         all_pass_neither=all_pass.both_fail,
         ready_for_decision=ready,
-        p_value=wilcoxon_p_value(scored["delta"].to_numpy(dtype=float)) if ready else None,
-        mcnemar_p_value=all_pass.mcnemar() if ready else None,
+        p_value=p_value,
+        mcnemar_p_value=mcnemar_p,
         min_n=min_n,
+        p_value_method=test.method if test else None,
+        sign_test_p_value=sign_test(wins, losses) if ready else None,
+        p_value_holm=adjusted[0],
+        mcnemar_p_value_holm=adjusted[1],
     )
 
 
@@ -303,9 +326,9 @@ def _check_disjoint(a: RunRecords, b: RunRecords) -> None:
     if len(shared):
         row = shared.iloc[0]
         raise InputError(
-            f"record #{row['position']} (task_id {row['task_id']!r}): duplicate task_id, also "
-            f"in run {a.label!r} ({a.source}, record #{first[row['task_id']]}); a task record "
-            "belongs to one run",
+            f"record #{row['position']} (task_id {describe(row['task_id'])}): duplicate task_id, "
+            f"also in run {describe(a.label)} ({a.source}, record #{first[row['task_id']]}); "
+            "a task record belongs to one run",
             source=b.source,
         )
 
@@ -316,8 +339,9 @@ def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunReco
         rows = unmatched[unmatched["run"] == run.label]
         for row in rows.head(MAX_LISTED_WARNINGS).itertuples():
             warnings.append(
-                f"{run.source}: record #{row.position} (task_id {row.task_id!r}): golden_id "
-                f"{row.golden_id!r} is not in the golden set; the record is excluded"
+                f"{run.source}: record #{row.position} (task_id {describe(row.task_id)}): "
+                f"golden_id {describe(row.golden_id)} is not in the golden set; the record is "
+                "excluded"
             )
         if len(rows) > MAX_LISTED_WARNINGS:
             warnings.append(

@@ -91,8 +91,11 @@ def format_comparison(comparison: TaskComparison) -> str:
     if p.ready_for_decision:
         lines += [
             f"  ready for decision: yes ({p.n} scored pairs, at least {p.min_n} needed)",
-            f"  Wilcoxon signed-rank p {format_p_value(p.p_value)}; "
-            f"exact McNemar on all pass p {format_p_value(p.mcnemar_p_value)}",
+            f"  Wilcoxon signed-rank p {format_p_value(p.p_value)} ({p.p_value_method}; "
+            f"Holm-adjusted p {format_p_value(p.p_value_holm)}); "
+            f"sign test p {format_p_value(p.sign_test_p_value)}",
+            f"  exact McNemar on all pass p {format_p_value(p.mcnemar_p_value)} "
+            f"(Holm-adjusted p {format_p_value(p.mcnemar_p_value_holm)})",
         ]
     else:
         lines.append(
@@ -205,8 +208,15 @@ def comparison_to_dict(comparison: TaskComparison) -> dict:
             "min_n": p.min_n,
             "p_value": p.p_value,
             "test": TEST_NAME,
+            "p_value_method": p.p_value_method,
+            "zero_method": "wilcox (zero deltas dropped)",
+            "p_value_holm": p.p_value_holm,
+            "sign_test_p_value": p.sign_test_p_value,
+            "sign_test": "exact two-sided binomial test on wins against losses (ties dropped)",
             "mcnemar_p_value": p.mcnemar_p_value,
             "mcnemar_test": MCNEMAR_NAME,
+            "mcnemar_p_value_holm": p.mcnemar_p_value_holm,
+            "holm_method": "Holm step-down over the signed-rank and McNemar p-values",
         },
         "unpaired": {
             label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
