@@ -12,8 +12,8 @@ import pyarrow as pa
 from .decision import Decision, decide
 from .formatting import format_report
 from .loading import EvalInput, load
-from .parsing import Thresholds
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     import pandas as pd

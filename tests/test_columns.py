@@ -104,7 +104,7 @@ def _shared_keyword_input(keyword: str, answers: list[str]) -> bytes:
 
 @pytest.mark.parametrize("length", [64, 65, 5000, 800_000])
 def test_long_shared_keywords_are_matched_exactly(length):
-    from buddy_eval.scoring import _GROUPED
+    from buddy_eval.kernels import _GROUPED
 
     keyword = "a" * (length - 1) + "b"
     hit, near = "x " + keyword.upper() + " y", "A" * length
