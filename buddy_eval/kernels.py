@@ -221,12 +221,12 @@ def _newlines(buf: np.ndarray) -> np.ndarray:
 def split_lines(data: bytes, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Start and end of every line's content in ``data[start:]``, trimmed of spaces, tabs, ``\\r``.
 
-    Lines are what ``data[start:].split(b"\\n")`` gives; line ``i`` has number
-    ``i + 1``; ``data[:start]`` (a byte-order mark) must hold no newline.
-    Fast because the newlines are found by one numpy comparison over the buffer (in 8 MiB blocks) and the common cases (nothing to trim,
-    or one ``\\r`` before the ``\\n``) are handled on whole arrays; only lines
-    with blanks at either end go through ``bytes.strip``. Positions are int32
-    below 2 GiB (:func:`index_type`).
+    Lines are what ``data[start:].split(b"\\n")`` gives; line ``i`` has number ``i + 1``;
+    ``data[:start]`` (a byte-order mark) must hold no newline. Fast because the newlines are
+    found by one numpy comparison over the buffer (in 8 MiB blocks) and the common cases
+    (nothing to trim, or one ``\\r`` before the ``\\n``) are handled on whole arrays; only lines
+    with blanks at either end go through ``bytes.strip``. Positions are int32 below 2 GiB
+    (:func:`index_type`).
 
     Must equal :func:`split_lines_reference`.
     """
@@ -283,9 +283,7 @@ def find_line(data: bytes, starts: np.ndarray, ends: np.ndarray, text: bytes) ->
     if not text or len(starts) == 0 or not data:
         return -1
     buf = np.frombuffer(data, np.uint8)
-    candidates = (ends - starts == len(text)) & (
-        buf[np.minimum(starts, len(buf) - 1)] == text[0]
-    )
+    candidates = (ends - starts == len(text)) & (buf[np.minimum(starts, len(buf) - 1)] == text[0])
     for i in np.flatnonzero(candidates).tolist():
         if data[starts[i] : ends[i]] == text:
             return i
