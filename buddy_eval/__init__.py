@@ -18,7 +18,7 @@ from .errors import BuddyEvalError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .loading import EvalInput, from_frames, load
 from .paired import Settings, item_changes
-from .parsing import Thresholds
+from .thresholds import Thresholds
 
 # Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
 # gate never import matplotlib: name -> submodule that defines it.

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .parsing import Thresholds
 from .scoring import RATE_METRICS, Counts
+from .thresholds import Thresholds
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -7,7 +7,12 @@ turns it into one line on stderr and exit status 2; nothing else is caught.
 
 from __future__ import annotations
 
-__all__ = ["BuddyEvalError", "InputError"]
+__all__ = ["BuddyEvalError", "InputError", "QUOTE_LIMIT", "quoted", "quoted_list"]
+
+#: Characters of an input value quoted in a message; the rest is counted, not shown.
+QUOTE_LIMIT = 60
+#: Values a message lists at most (labels found, ...); the rest is counted.
+LIST_LIMIT = 10
 
 
 class BuddyEvalError(Exception):
@@ -53,3 +58,35 @@ class InputError(BuddyEvalError, ValueError):
         else:
             where = f"{self.source or 'input'}:{self.line}: "
         return f"{where}{self.message}"
+
+
+def quoted(value, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for a message, at most ``limit`` characters of it shown.
+
+    An input value can be a whole line of the file (megabytes of it): longer
+    text is cut after ``limit`` characters and the rest counted, e.g.
+    ``'aaaa'... (940 more characters)``. An integer too long to print in
+    decimal is described by its size.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value) - limit} more characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except ValueError:  # pragma: no cover - e.g. a subclass of int past the digit limit
+        return f"a {type(value).__name__} too long to print"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def quoted_list(values, limit: int = LIST_LIMIT) -> str:
+    """Up to ``limit`` values, each :func:`quoted`, joined by ``, ``; the rest counted."""
+    values = list(values)
+    shown = ", ".join(quoted(v) for v in values[:limit])
+    if len(values) > limit:
+        shown += f" and {len(values) - limit} more"
+    return shown or "none"

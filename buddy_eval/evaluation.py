@@ -20,8 +20,8 @@ from .paired import (
     comparison_frame,
     metric_changes,
 )
-from .parsing import Thresholds
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from .thresholds import Thresholds
 from .vocabulary import METRICS
 
 if TYPE_CHECKING:

@@ -21,16 +21,10 @@ import numpy as np
 import pyarrow as pa
 
 from .columns import GoldenColumns, JoinCodes, ResultColumns
-from .errors import InputError
-from .parsing import (
-    THRESHOLD_NAMES,
-    RawSections,
-    Thresholds,
-    split_bytes,
-    split_sections,
-    threshold_value,
-)
-from .validation import check_input, split_keywords
+from .errors import InputError, quoted
+from .parsing import EMPTY_INPUT, NO_RESULTS_LINE, RawSections, split_bytes, split_sections
+from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
+from .validation import NO_KEYWORDS, check_input, split_keywords
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,7 +120,7 @@ def _unknown_id_warnings(results: ResultColumns, codes: JoinCodes, source: str, 
     where = (lambda n: f"{source}, row {n}") if unit == "row" else (lambda n: f"{source}:{n}")
     listed = rows[:MAX_LISTED_WARNINGS]
     warnings = [
-        f"{where(line)}: result for id {item_id!r} (version {version!r}) "
+        f"{where(line)}: result for id {quoted(item_id)} (version {quoted(version)}) "
         "is not in the golden set and is ignored"
         for line, item_id, version in zip(
             results.line[listed].tolist(),
@@ -184,32 +178,36 @@ _MARKER = re.compile(rb"(?m)^[ \t]*RESULTS[ \t\r]*$")
 
 
 def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> InputError:
-    """The error to report when cutting the input into lines and fields failed.
+    """The error on the earliest line, when cutting the input into lines and fields failed.
 
-    The cut stops at its first problem (a line with too few fields, no
-    ``RESULTS`` line, a byte that is not UTF-8), but a field rule (a bad TYPE,
-    a duplicate id, a bad flag) may be broken on an earlier line. Those lines
-    are checked again on their own; the earliest problem wins. Only runs when
-    the input is invalid anyway.
+    The cut stops at its first problem of its own (a byte that is not UTF-8,
+    a bad THRESHOLDS line, a line with too few fields, no ``RESULTS`` line),
+    but an earlier line may break another rule (a bad TYPE, a duplicate id, a
+    bad flag, or a cut rule checked after the one that failed). The lines
+    before the error's line are therefore loaded again on their own (the
+    whole input when the ``RESULTS`` line is missing, with one added); an
+    error found there is earlier, and is itself checked the same way. Only
+    runs when the input is invalid anyway.
     """
-    if error.line is None or error.line <= 1:
+    while error.line is not None and error.line > 1:
+        data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+        whole = error.message.startswith(NO_RESULTS_LINE)
+        if not whole:
+            ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+            data = data[: int(ends[error.line - 2]) + 1] if error.line - 2 < len(ends) else data
+        if not _MARKER.search(data):
+            data = data + (b"" if data.endswith(b"\n") or not data else b"\n") + b"RESULTS\n"
+        try:
+            _checked_columns(split_bytes(data, name), name)
+        except InputError as earlier:
+            truncated = earlier.message.startswith(EMPTY_INPUT)
+            if earlier.line is None or truncated or not (whole or earlier.line < error.line):
+                return error
+            if whole:
+                return earlier
+            error = earlier  # an earlier problem; is there one earlier still?
+            continue
         return error
-    data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
-    whole = error.message.startswith("no 'RESULTS' line")
-    if not whole:
-        ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
-        data = data[: int(ends[error.line - 2]) + 1] if error.line - 2 < len(ends) else data
-    if not _MARKER.search(data):
-        data = data + (b"" if data.endswith(b"\n") or not data else b"\n") + b"RESULTS\n"
-    try:
-        raw = split_bytes(data, name)
-    except InputError:
-        return error
-    try:
-        _checked_columns(raw, name)
-    except InputError as earlier:
-        if earlier.line is not None and (whole or earlier.line < error.line):
-            return earlier
     return error
 
 
@@ -279,9 +277,39 @@ def _require_columns(frame, columns: Sequence[str], what: str) -> None:
         )
 
 
-def _strings(values: pd.Series, missing: str | None = None) -> pa.Array:
+def _fail_row(message: str, what: str, position: int):
+    raise InputError(message, source=what, line=position + 1, unit="row")
+
+
+def _text(value, what: str, column: str, position: int) -> str:
+    """One cell as text: ``str(value)``, which must be Unicode (UTF-8 encodable)."""
+    try:
+        text = str(value)
+    except ValueError:  # an integer past Python's digit limit
+        _fail_row(f"column {column!r}: {quoted(value)} cannot be read as text", what, position)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            _fail_row(
+                f"column {column!r} holds text that is not Unicode: {text[exc.start]!r} "
+                f"(a lone surrogate) has no UTF-8 encoding, in {quoted(text)}",
+                what,
+                position,
+            )
+    return text
+
+
+def _strings(values: pd.Series, what: str, missing: str | None = None) -> pa.Array:
     """Column values as strings; missing values become ``missing``."""
-    return pa.array([missing if _is_missing(v) else str(v) for v in values.tolist()], pa.string())
+    column = str(values.name)
+    return pa.array(
+        [
+            missing if _is_missing(v) else _text(v, what, column, position)
+            for position, v in enumerate(values.tolist())
+        ],
+        pa.string(),
+    )
 
 
 def _is_missing(value) -> bool:
@@ -291,42 +319,57 @@ def _is_missing(value) -> bool:
 
 
 def _keyword_lists(values: pd.Series) -> pa.ListArray:
+    """The keywords of every golden row.
+
+    A missing cell (None, NaN, ``pd.NA``) means no keywords; a string is split
+    like the text format's keyword field; a list keeps each keyword whole,
+    commas included, stripped of blanks, empty ones dropped. A missing value
+    inside a list is an error.
+    """
+    what = "golden DataFrame"
     raw = values.tolist()
     text = []
-    for v in raw:
+    for position, v in enumerate(raw):
         if _is_missing(v):
-            text.append("-")
+            text.append(NO_KEYWORDS)
         elif isinstance(v, str):
-            text.append(v)
+            text.append(_text(v, what, "keywords", position))
+        elif isinstance(v, (list, tuple, np.ndarray)):
+            words = []
+            for k in list(v):
+                if _is_missing(k):
+                    _fail_row(
+                        f"keywords must be strings, got a missing value ({k!r}) in "
+                        f"{quoted(list(v))}",
+                        what,
+                        position,
+                    )
+                words.append(_text(k, what, "keywords", position))
+            text.append(words)
         else:
-            # A list-like keeps each keyword whole, commas included.
-            text.append(None if not isinstance(v, (list, tuple, np.ndarray)) else list(v))
+            _fail_row(
+                f"keywords must be a list of strings or a comma-separated string, got {quoted(v)}",
+                what,
+                position,
+            )
     if all(isinstance(t, str) for t in text):
         return split_keywords(pa.array(text, pa.string()))
     lists = []
-    for position, t in enumerate(text):
-        if t is None:
-            raise InputError(
-                "keywords must be a list of strings or a comma-separated string, "
-                f"got {raw[position]!r}",
-                source="golden DataFrame",
-                line=position + 1,
-                unit="row",
-            )
+    for t in text:
         if isinstance(t, str):
             lists.append(split_keywords(pa.array([t], pa.string()))[0].as_py())
         else:
-            lists.append([k.strip(" \t") for k in map(str, t) if k.strip(" \t")])
+            lists.append([k.strip(" \t") for k in t if k.strip(" \t")])
     return pa.array(lists, pa.list_(pa.string()))
 
 
-def _refused_flags(values: pd.Series) -> pa.Array:
+def _refused_flags(values: pd.Series, what: str) -> pa.Array:
     flags = []
-    for v in values.tolist():
+    for position, v in enumerate(values.tolist()):
         if isinstance(v, (bool, np.bool_)):
             flags.append("Y" if v else "N")
         else:
-            flags.append(None if _is_missing(v) else str(v))
+            flags.append(None if _is_missing(v) else _text(v, what, "refused", position))
     return pa.array(flags, pa.string())
 
 
@@ -396,23 +439,24 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
     _require_columns(
         results, ("version", "item_id", "cited", "refused", "answer"), "results DataFrame"
     )
+    g, r = "golden DataFrame", "results DataFrame"
     golden_columns, result_columns, codes = check_input(
         {
-            "item_id": _strings(golden["item_id"]),
-            "item_type": _strings(golden["item_type"], ""),
-            "required_source": _strings(golden["required_source"]),
+            "item_id": _strings(golden["item_id"], g),
+            "item_type": _strings(golden["item_type"], g, ""),
+            "required_source": _strings(golden["required_source"], g),
             "keywords": _keyword_lists(golden["keywords"]),
             "line": np.arange(1, len(golden) + 1),
         },
         {
-            "version": _strings(results["version"]),
-            "item_id": _strings(results["item_id"]),
-            "cited": _strings(results["cited"], "-"),
-            "refused_flag": _refused_flags(results["refused"]),
-            "answer": _strings(results["answer"], ""),
+            "version": _strings(results["version"], r),
+            "item_id": _strings(results["item_id"], r),
+            "cited": _strings(results["cited"], r, "-"),
+            "refused_flag": _refused_flags(results["refused"], r),
+            "answer": _strings(results["answer"], r, ""),
             "line": np.arange(1, len(results) + 1),
         },
-        sources=("golden DataFrame", "results DataFrame"),
+        sources=(g, r),
         unit="row",
     )
     return EvalInput(

@@ -1,67 +1,41 @@
 """Split the canonical text format into raw, line-numbered fields.
 
 This module knows the layout of the file (BOM, line endings, comments, the
-THRESHOLDS line, the golden section, the ``RESULTS`` marker, field splitting);
-:mod:`buddy_eval.validation` knows what the fields may hold. The splitting is
-done by numpy and pyarrow's compute kernels over all lines at once, so a file
-of a million result lines never becomes a million Python lists; the answers
-are not even copied out of the input's bytes (see :class:`~buddy_eval.columns.Texts`).
+THRESHOLDS line, the golden section, the ``RESULTS`` marker, how many fields a
+line has); :mod:`buddy_eval.validation` knows what the fields may hold. The
+work on every line is done by :mod:`buddy_eval.kernels` (numpy and pyarrow
+over the raw bytes, all lines at once), so a file of a million result lines
+never becomes a million Python lists, and the answers are not even copied out
+of the input's bytes (see :class:`~buddy_eval.kernels.Texts`).
 """
 
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from .columns import Texts, index_type
-from .errors import InputError
+from . import kernels
+from .errors import InputError, quoted
+from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
 
 __all__ = [
-    "Thresholds",
     "RawSections",
     "decode",
     "split_sections",
     "split_bytes",
     "parse_thresholds",
-    "threshold_value",
-    "strip_blanks",
 ]
 
 _FIELD_SEP = r"[ \t]+"
 _GOLDEN_FIELDS = ("item_id", "item_type", "required_source", "keyword_field")
 _RESULT_FIELDS = ("version", "item_id", "cited", "refused_flag", "answer")
-# ASCII digits only; an exponent of at most four digits keeps the exact
-# fraction small (1e-99999999 would take minutes to build).
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
-THRESHOLD_NAMES = ("correctness", "citation", "refusal")
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """The three minimum rates the candidate must reach, as exact fractions.
-
-    ``Fraction("0.6") == Fraction(3, 5)``, so a candidate at 3/5 meets a
-    threshold written ``0.6`` exactly, with no float rounding involved.
-    """
-
-    correctness: Fraction
-    citation: Fraction
-    refusal: Fraction
-
-    def __getitem__(self, metric: str) -> Fraction:
-        if metric not in THRESHOLD_NAMES:
-            raise KeyError(metric)
-        return getattr(self, metric)
-
-    def as_dict(self) -> dict[str, Fraction]:
-        """The thresholds keyed by metric name, in report order."""
-        return {name: getattr(self, name) for name in THRESHOLD_NAMES}
+_COMMENT = ord("#")
+_MARKER = b"RESULTS"
+#: How the messages of two errors begin, for :func:`buddy_eval.load` to tell them apart.
+EMPTY_INPUT = "empty input"
+NO_RESULTS_LINE = "no 'RESULTS' line"
 
 
 @dataclass(frozen=True)
@@ -72,7 +46,7 @@ class RawSections:
     ``keyword_field`` (everything after the third field) to string arrays;
     ``results`` maps ``version``, ``item_id``, ``cited``, ``refused_flag`` to
     string arrays and ``answer`` (everything after the fourth field, possibly
-    empty) to :class:`~buddy_eval.columns.Texts` viewing the input bytes. Both
+    empty) to :class:`~buddy_eval.kernels.Texts` viewing the input bytes. Both
     map ``line`` to the 1-based line numbers in the file.
     """
 
@@ -97,37 +71,14 @@ def decode(data: bytes, source: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def threshold_value(name: str, value, source: str, line: int | None = None) -> Fraction:
-    """One threshold as an exact fraction in [0, 1].
-
-    Text must be a decimal number (``0.6``, ``1``, ``.75``); a Python number
-    is taken at its shortest decimal form, so the float ``0.6`` means 3/5.
-    """
-    if isinstance(value, str):
-        ok = _NUMBER.fullmatch(value) is not None
-    else:
-        ok = isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
-        ok = ok and value == value and value not in (float("inf"), float("-inf"))
-    if not ok:
-        raise InputError(
-            f"{name} threshold must be a decimal number in [0, 1], got {value!r}",
-            source=source,
-            line=line,
-        )
-    exact = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
-    if not 0 <= exact <= 1:
-        raise InputError(
-            f"{name} threshold must lie in [0, 1], got {value}", source=source, line=line
-        )
-    return exact
-
-
 def parse_thresholds(fields: list[str], source: str, line: int) -> Thresholds:
     """Read ``THRESHOLDS c r f`` into exact fractions in [0, 1]."""
     expected = "expected 'THRESHOLDS <correctness> <citation> <refusal>'"
     if not fields or fields[0] != "THRESHOLDS":
         got = " ".join(fields)
-        raise InputError(f"{expected} as the first line, got {got!r}", source=source, line=line)
+        raise InputError(
+            f"{expected} as the first line, got {quoted(got)}", source=source, line=line
+        )
     if len(fields) != 4:
         raise InputError(
             f"{expected} with exactly three numbers, got {len(fields) - 1}",
@@ -139,146 +90,6 @@ def parse_thresholds(fields: list[str], source: str, line: int) -> Thresholds:
         for name, text in zip(THRESHOLD_NAMES, fields[1:], strict=True)
     ]
     return Thresholds(*values)
-
-
-def _is_trim(byte: np.ndarray) -> np.ndarray:
-    return (byte == 32) | (byte == 9) | (byte == 13)
-
-
-def _newlines(buf: np.ndarray) -> np.ndarray:
-    """Positions of every ``\\n``, found in blocks so no file-sized temporary is made."""
-    step, kind = 1 << 23, index_type(len(buf))
-    parts = [
-        (np.flatnonzero(buf[at : at + step] == 10) + at).astype(kind)
-        for at in range(0, len(buf), step)
-    ]
-    return np.concatenate(parts) if parts else np.empty(0, kind)
-
-
-def _line_contents(data: bytes, buf: np.ndarray, start: int):
-    """Start and end of every line's content, trimmed of spaces, tabs and ``\\r``.
-
-    Lines are what ``text.split("\\n")`` gives; line ``i`` has number ``i + 1``.
-    The common cases (nothing to trim, or one ``\\r`` before the ``\\n``) are
-    handled on whole arrays; only lines with blanks at either end go through
-    ``bytes.strip``.
-    """
-    nl = _newlines(buf)
-    starts = np.empty(len(nl) + 1, nl.dtype)
-    starts[0] = start
-    np.add(nl, 1, out=starts[1:])
-    ends = np.empty(len(nl) + 1, nl.dtype)
-    ends[:-1] = nl
-    ends[-1] = len(buf)
-    del nl
-    if len(buf) == 0:
-        return starts, ends
-    nonempty = ends > starts
-    last = buf[np.maximum(ends - 1, 0)]
-    ends -= nonempty & (last == 13)
-    nonempty = ends > starts
-    first = buf[np.minimum(starts, len(buf) - 1)]
-    last = buf[np.maximum(ends - 1, 0)]
-    ragged = np.flatnonzero(nonempty & (_is_trim(first) | _is_trim(last)))
-    for i in ragged.tolist():
-        s, e = int(starts[i]), int(ends[i])
-        line = data[s:e]
-        stripped = line.lstrip(b" \t\r")
-        s += len(line) - len(stripped)
-        starts[i], ends[i] = s, s + len(stripped.rstrip(b" \t\r"))
-    return starts, ends
-
-
-def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """A string array over ``data`` (no copy) whose value ``2i`` is ``data[starts[i]:ends[i]]``.
-
-    The ranges must be in order and not overlap; the odd values are the gaps
-    between them.
-    """
-    if len(starts) == 0:
-        return pa.array([], pa.string())
-    small = index_type(len(data)) == np.int32
-    offsets = np.empty(2 * len(starts), np.int32 if small else np.int64)
-    offsets[0::2] = starts
-    offsets[1::2] = ends
-    kind = pa.StringArray if small else pa.LargeStringArray
-    return kind.from_buffers(len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data))
-
-
-def _first_blank(data: bytes, starts: np.ndarray, ends: np.ndarray, tabs: bool) -> np.ndarray:
-    """Offset of the first space (or tab) in each ``data[starts[i]:ends[i]]``, -1 for none."""
-    if len(starts) == 0:
-        return np.empty(0, starts.dtype)
-    texts = _strings_between(data, starts, ends)
-    found = np.asarray(pc.find_substring(texts, " ").to_numpy(zero_copy_only=False))[0::2]
-    if tabs:
-        tab = np.asarray(pc.find_substring(texts, "\t").to_numpy(zero_copy_only=False))[0::2]
-        found = np.where((tab >= 0) & ((found < 0) | (tab < found)), tab, found)
-    return found.astype(starts.dtype)
-
-
-def _split_fields(
-    data: bytes, buf: np.ndarray, cs: np.ndarray, ce: np.ndarray, names, tabs, view_last=False
-):
-    """Cut each line ``[cs, ce)`` into ``len(names)`` fields at its first runs of blanks.
-
-    Returns ``(columns, found)``: a string column per name, and per line the
-    number of runs found (at most ``len(names) - 1``). The last field is the
-    rest of the line; with fewer runs the missing fields are empty, at the end
-    of the line. Each run is found by one substring search over all lines
-    (pyarrow, on the buffer, no copy); runs of more than one blank, rare, are
-    extended afterwards. Lines are trimmed, so a run never touches either end
-    of its line. Each field is copied out as soon as its end is known, except
-    the last one with ``view_last``: that is a :class:`Texts` view on ``data``.
-    """
-    n = len(cs)
-    found = np.zeros(n, np.int8)
-    columns = {}
-    at = cs
-    for name in names[:-1]:
-        offset = _first_blank(data, at, ce, tabs)
-        hit = offset >= 0
-        start = at + offset
-        np.copyto(start, ce, where=~hit)
-        columns[name] = _gather(data, at, start)
-        end = start + hit
-        del offset, start
-        # Lines without a blank have end == ce: nothing to skip.
-        strip_blanks(buf, end, ce, right=False)
-        found += hit
-        at = end
-    if view_last:
-        columns[names[-1]] = Texts(_strings_between(data, at, ce), step=2)
-    else:
-        columns[names[-1]] = _gather(data, at, ce)
-    return columns, found
-
-
-def _gather(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
-    """``data[starts[i]:ends[i]]`` for every ``i``, copied into one string array."""
-    texts = _strings_between(data, starts, ends)
-    return pc.take(texts, pa.array(np.arange(0, 2 * len(starts), 2)))
-
-
-def strip_blanks(
-    data: np.ndarray, starts: np.ndarray, ends: np.ndarray, *, right: bool = True
-) -> None:
-    """Move each range ``[starts[i], ends[i])`` in place past its leading blanks.
-
-    Blanks are spaces and tabs; with ``right`` the trailing ones are stripped too.
-    """
-    more = np.flatnonzero(starts < ends)
-    while len(more):
-        byte = data[starts[more]]
-        more = more[(byte == 32) | (byte == 9)]
-        starts[more] += 1
-        more = more[starts[more] < ends[more]]
-    more = np.flatnonzero(starts < ends) if right else ()
-    while len(more):
-        byte = data[ends[more] - 1]
-        more = more[(byte == 32) | (byte == 9)]
-        ends[more] -= 1
-        more = more[starts[more] < ends[more]]
 
 
 def _short_field_count(data: bytes, cs: np.ndarray, ce: np.ndarray, i: int) -> int:
@@ -307,53 +118,56 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     """:func:`split_sections` on UTF-8 bytes: checked, a leading BOM dropped.
 
     The bytes are never decoded as a whole: line and field boundaries are
-    found with numpy on the raw buffer (the separators are ASCII, so a cut
-    there never splits a character), and each column is gathered once from
-    the buffer by :func:`pyarrow.compute.take`.
+    found on the raw buffer (the separators are ASCII, so a cut there never
+    splits a character) by :func:`~buddy_eval.kernels.split_lines` and
+    :func:`~buddy_eval.kernels.split_fields`, and each column is gathered once
+    from the buffer.
+
+    Raises :class:`InputError` at the first problem it meets, checking in this
+    order: UTF-8, THRESHOLDS, golden lines' field counts, the ``RESULTS``
+    line, result lines' field counts. An earlier line may still break a field
+    rule (:mod:`buddy_eval.validation`): :func:`buddy_eval.load` looks there
+    before reporting.
     """
-    if bom:
-        _check_utf8(data, source)
+    if bom and not kernels.is_utf8(data):
+        decode(data, source)
+        raise AssertionError("decode raises for every invalid input")  # pragma: no cover
     start = 3 if bom and data.startswith(b"\xef\xbb\xbf") else 0
-    buf = np.frombuffer(data, np.uint8)
-    starts, ends = _line_contents(data, buf, start)
+    starts, ends = kernels.split_lines(data, start)
     n_lines = len(starts)
-    safe = np.minimum(starts, max(len(buf) - 1, 0))
-    keep = ends > starts
-    if len(buf):
-        keep &= buf[safe] != 35
-    kept = np.flatnonzero(keep)
+    # Blank lines and comments are skipped everywhere.
+    lead = kernels.first_byte(data, starts, ends)
+    kept = np.flatnonzero((lead >= 0) & (lead != _COMMENT))
+    del lead
     if len(kept) == 0:
         raise InputError(
-            "empty input: expected a first line 'THRESHOLDS <correctness> <citation> <refusal>'",
+            f"{EMPTY_INPUT}: expected a first line 'THRESHOLDS <correctness> <citation> <refusal>'",
             source=source,
             line=1,
         )
     cs, ce = starts[kept], ends[kept]
     numbers = kept + 1
-    del starts, ends, keep, safe, kept
+    del starts, ends, kept
 
     first = data[cs[0] : ce[0]].decode("utf-8")
     thresholds = parse_thresholds(re.split(_FIELD_SEP, first), source, int(numbers[0]))
 
-    marker = -1
-    for i in np.flatnonzero((ce[1:] - cs[1:] == 7) & (buf[cs[1:]] == 82)).tolist():
-        if data[cs[i + 1] : ce[i + 1]] == b"RESULTS":
-            marker = i + 1
-            break
+    found = kernels.find_line(data, cs[1:], ce[1:], _MARKER)
+    marker = found + 1 if found >= 0 else -1
     golden_end = len(cs) if marker < 0 else marker
-    tabs = data.find(b"\t") >= 0
 
     g_cs, g_ce = cs[1:golden_end], ce[1:golden_end]
     r_cs, r_ce = cs[marker + 1 :], ce[marker + 1 :]
-    # The two sections are cut on both cores (numpy and pyarrow release the
-    # GIL); errors are still raised in file order.
-    with ThreadPoolExecutor(2) as pool:
-        golden_job = pool.submit(_split_fields, data, buf, g_cs, g_ce, _GOLDEN_FIELDS, tabs)
-        if marker >= 0:
-            results, r_found = _split_fields(
-                data, buf, r_cs, r_ce, _RESULT_FIELDS, tabs, view_last=True
-            )
-        golden, g_found = golden_job.result()
+
+    def cut_results():
+        if marker < 0:
+            return None, None
+        return kernels.split_fields(data, r_cs, r_ce, len(_RESULT_FIELDS), view_last=True)
+
+    # The two sections are cut at once; errors are still raised in file order.
+    (results, r_found), (golden, g_found) = kernels.in_parallel(
+        cut_results, lambda: kernels.split_fields(data, g_cs, g_ce, len(_GOLDEN_FIELDS))
+    )
     short = np.flatnonzero(g_found < 3)
     if len(short):
         got = _short_field_count(data, g_cs, g_ce, short[0])
@@ -368,7 +182,7 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
         )
     if marker < 0:
         raise InputError(
-            "no 'RESULTS' line: expected the golden items to be followed by a line "
+            f"{NO_RESULTS_LINE}: expected the golden items to be followed by a line "
             "'RESULTS' and the result lines",
             source=source,
             line=n_lines - (1 if data.endswith(b"\n") else 0) or 1,
@@ -387,19 +201,10 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     return RawSections(
         source=source,
         thresholds=thresholds,
-        golden={"line": numbers[1:golden_end], **golden},
-        results={"line": numbers[marker + 1 :], **results},
+        golden={"line": numbers[1:golden_end], **dict(zip(_GOLDEN_FIELDS, golden, strict=True))},
+        results={
+            "line": numbers[marker + 1 :],
+            **dict(zip(_RESULT_FIELDS, results, strict=True)),
+        },
         results_line=int(numbers[marker]),
     )
-
-
-def _check_utf8(data: bytes, source: str) -> None:
-    """Raise :func:`decode`'s error unless ``data`` is UTF-8, without decoding it."""
-    whole = pa.LargeStringArray.from_buffers(
-        1, pa.py_buffer(np.array([0, len(data)], np.int64)), pa.py_buffer(data)
-    )
-    try:
-        whole.validate(full=True)
-    except pa.ArrowInvalid:
-        decode(data, source)
-        raise  # pragma: no cover - decode raises for every invalid input

@@ -10,7 +10,6 @@ only by the functions that return DataFrames.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -19,9 +18,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import ITEM_TYPES, index_type, large_strings
-from .errors import InputError
+from . import kernels
+from .errors import InputError, quoted, quoted_list
+from .kernels import large_strings
 from .loading import EvalInput
+from .vocabulary import FLAG_OF, ITEM_TYPE_OF, ITEM_TYPES, METRICS, RATE_METRICS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,22 +37,6 @@ __all__ = [
     "score_items",
     "score_versions",
 ]
-
-RATE_METRICS = ("correctness", "citation", "refusal")
-METRICS = (*RATE_METRICS, "violations")
-#: The per-item column each metric counts, and the golden item type it is measured over.
-FLAG_OF = {
-    "correctness": "correct",
-    "citation": "cited_ok",
-    "refusal": "refused_ok",
-    "violations": "violation",
-}
-ITEM_TYPE_OF = {
-    "correctness": "ANSWER",
-    "citation": "ANSWER",
-    "refusal": "REFUSE",
-    "violations": "REFUSE",
-}
 
 
 def _bools(values) -> np.ndarray:
@@ -243,36 +228,14 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
     )
 
 
-_GROUPED = 32  # pairs a keyword needs before it is tested with one kernel call
-_PYTHON_BLOCK = 1 << 17  # pairs tested in Python at a time (bounds their Python strings)
-# Case-insensitive search (RE2) is the faster kernel for short keywords, but its
-# time grows with the keyword's length and it refuses very long ones; longer
-# keywords are searched for in lower-cased copies of the answers.
-_RE2_KEYWORD = 64
-
-
-def _fold_keywords(keywords: pa.Array) -> tuple[np.ndarray, list[str]]:
-    """Codes of the case-folded keywords, and the folded values (``str.casefold``).
-
-    Keywords repeat: each distinct one is folded once, in Python, which is
-    exact for every script.
-    """
-    encoded = pc.dictionary_encode(keywords)
-    folded: dict[str, int] = {}
-    remap = [folded.setdefault(k.casefold(), len(folded)) for k in encoded.dictionary.to_pylist()]
-    indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    return np.asarray(remap, dtype=np.int64)[indices], list(folded)
-
-
 def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """Per grid cell: how many keywords the answer misses, and which.
 
-    Every (answer, keyword) pair is tested once, as ``keyword.casefold() in
-    answer.casefold()``. Pairs are grouped by folded keyword: a keyword with
-    many pairs is tested against its ASCII answers by one pyarrow kernel (an
-    ASCII-case-insensitive substring search, which is case folding for ASCII
-    text); the rare keywords, and answers holding non-ASCII text, are tested
-    in Python. Only the answers a keyword is tested against are copied.
+    Every keyword of an item is paired with each scored version's answer to
+    the item, and each (answer, keyword) pair is tested once, as
+    ``keyword.casefold() in answer.casefold()``
+    (:func:`buddy_eval.kernels.contains_casefold`). Cells with no result have
+    no pairs.
 
     Returns
     -------
@@ -286,59 +249,16 @@ def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, p
     keywords = data.golden_columns.keywords
     kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
     kw_text = pc.list_flatten(keywords)
-    kw_code, kw_unique = _fold_keywords(kw_text)
 
     # Pair every keyword with each version's answer to its item.
     answer_of_pair = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
     has = answer_of_pair >= 0
     # Pairs are ordered by version, then keyword: this many per version.
     per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
-    answer_of_pair = answer_of_pair[has].astype(index_type(len(answers)))
+    answer_of_pair = answer_of_pair[has].astype(kernels.index_type(len(answers)))
     pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
     del has
-    pair_code = kw_code.astype(np.int32)[pair_kw]
-    # Small integer codes: numpy's stable sort is then a radix sort.
-    small = np.int16 if len(kw_unique) < 2**15 else np.int64
-    order = np.argsort(pair_code.astype(small), kind="stable")
-    bounds = np.searchsorted(pair_code[order], np.arange(len(kw_unique) + 1))
-    rare = np.diff(bounds) < _GROUPED
-    is_ascii = np.fromiter((k.isascii() for k in kw_unique), bool, len(kw_unique))
-    # A non-ASCII keyword is never inside ASCII text: its kernel would find nothing.
-    grouped = np.flatnonzero(~rare & is_ascii).tolist()
-    bounds = bounds.tolist()
-
-    is_special = np.zeros(len(answers), dtype=bool)
-    is_special[answers.non_ascii_rows()] = True
-    in_python = is_special[answer_of_pair] | rare[pair_code]
-    found = np.zeros(len(answer_of_pair), dtype=bool)
-
-    def test(codes: list[int]) -> None:
-        for code in codes:
-            pairs = order[bounds[code] : bounds[code + 1]]
-            pairs = pairs[~in_python[pairs]]
-            texts = answers.take(answer_of_pair[pairs])
-            keyword = kw_unique[code]
-            if len(keyword) <= _RE2_KEYWORD:
-                found[pairs] = _bools(pc.match_substring(texts, keyword, ignore_case=True))
-            else:
-                found[pairs] = _bools(pc.match_substring(pc.ascii_lower(texts), keyword))
-
-    # Each grouped keyword is one take and one kernel; both release the GIL,
-    # so the keywords are shared between two threads.
-    with ThreadPoolExecutor(2) as pool:
-        other = pool.submit(test, grouped[1::2])
-        test(grouped[0::2])
-        other.result()
-    in_python = np.flatnonzero(in_python)
-    for at in range(0, len(in_python), _PYTHON_BLOCK):
-        pairs = in_python[at : at + _PYTHON_BLOCK]
-        # Each answer is folded once, however many of its keywords land here.
-        rows, answer_at = np.unique(answer_of_pair[pairs], return_inverse=True)
-        folded = [text.casefold() for text in answers.take(rows).to_pylist()]
-        found[pairs] = [
-            kw_unique[c] in folded[a]
-            for c, a in zip(pair_code[pairs].tolist(), answer_at.tolist(), strict=True)
-        ]
+    found = kernels.contains_casefold(answers, answer_of_pair, kw_text, pair_kw)
 
     miss = np.flatnonzero(~found)
     pair_version = np.searchsorted(np.cumsum(per_version), miss, side="right")
@@ -368,7 +288,18 @@ class Counts:
     missing: np.ndarray
 
     def values(self, version: str) -> dict[str, Fraction | int | None]:
-        """One version's metrics: a Fraction per rate (None when not measured), violations."""
+        """One version's metrics: a Fraction per rate (None when not measured), violations.
+
+        Raises
+        ------
+        InputError
+            ``version`` is not one of the versions counted.
+        """
+        if version not in self.versions:
+            raise InputError(
+                f"unknown version {quoted(version)}; the versions counted are "
+                f"{quoted_list(self.versions)}"
+            )
         row = self.versions.index(version)
         num, den = self.numerator[row].tolist(), self.denominator[row].tolist()
         values: dict[str, Fraction | int | None] = {
@@ -472,15 +403,15 @@ def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
     """Raise :class:`InputError` unless both labels have result lines."""
     if baseline == candidate:
         raise InputError(
-            f"baseline and candidate must be different versions, got {baseline!r} twice",
+            f"baseline and candidate must be different versions, got {quoted(baseline)} twice",
             source=data.source,
         )
     present = set(data.versions)
     for role, label in (("baseline", baseline), ("candidate", candidate)):
         if label not in present:
-            found = ", ".join(map(repr, data.versions)) or "none"
+            found = quoted_list(data.versions)
             raise InputError(
-                f"no result lines for the {role} version {label!r} (versions found: {found})",
+                f"no result lines for the {role} version {quoted(label)} (versions found: {found})",
                 source=data.source,
                 line=data.results_line,
             )

@@ -10,75 +10,31 @@ before result problems, as they come first in a file.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .columns import (
-    GoldenColumns,
-    JoinCodes,
-    ResultColumns,
-    Texts,
-    large_strings,
-    strings,
-    value_offsets,
-)
-from .errors import InputError
-from .parsing import strip_blanks
+from . import kernels
+from .columns import GoldenColumns, JoinCodes, ResultColumns
+from .errors import InputError, quoted
+from .kernels import Texts, large_strings, strings
 
-__all__ = ["split_keywords", "check_input"]
+__all__ = ["NO_KEYWORDS", "split_keywords", "check_input"]
+
+#: A keyword field exactly this means "no keywords".
+NO_KEYWORDS = "-"
 
 
 def split_keywords(field: pa.Array) -> pa.ListArray:
     """Split keyword fields on ``,``, strip each keyword, drop empty ones.
 
-    A field that is exactly ``-`` means "no keywords". Keywords stay literal
-    text: nothing here or later treats them as patterns. The commas are found
-    by numpy on the fields' bytes; only the keywords are copied out.
+    A field that is exactly ``-`` (or null) means "no keywords". Keywords stay
+    literal text: nothing here or later treats them as patterns. The work is
+    :func:`buddy_eval.kernels.split_keywords`.
     """
-    field = large_strings(field.fill_null("-"))
-    n = len(field)
-    offsets = value_offsets(field).astype(np.int64) if n else np.zeros(1, np.int64)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    if hi == lo:
-        empty = pa.array(np.zeros(n + 1, np.int32))
-        return pa.ListArray.from_arrays(empty, pa.array([], pa.string()))
-    data = np.frombuffer(field.buffers()[2], np.uint8)
-    commas = np.flatnonzero(data[lo:hi] == 44) + lo
-    owner = np.searchsorted(offsets[:-1], commas, side="right") - 1
-    per_field = 1 + np.bincount(owner, minlength=n)
-    # Pieces in byte order: field f's first piece is number f + (commas
-    # before f); comma g (in byte order) ends piece owner + g and starts the next.
-    first_piece = np.zeros(n, np.int64)
-    np.cumsum(per_field[:-1], out=first_piece[1:])
-    starts = np.empty(len(commas) + n, np.int64)
-    ends = np.empty(len(commas) + n, np.int64)
-    starts[first_piece] = offsets[:-1]
-    ends[first_piece + per_field - 1] = offsets[1:]
-    at = owner + np.arange(len(commas))
-    ends[at] = commas
-    starts[at + 1] = commas + 1
-    strip_blanks(data, starts, ends)
-    keep = ends > starts
-    first_byte = data[np.minimum(offsets[:-1], len(data) - 1)]
-    dash = (offsets[1:] - offsets[:-1] == 1) & (first_byte == 45)
-    keep &= ~np.repeat(dash, per_field)
-    counts = np.bincount(np.repeat(np.arange(n), per_field)[keep], minlength=n)
-    list_offsets = np.zeros(n + 1, np.int32)
-    np.cumsum(counts, out=list_offsets[1:])
-    starts, ends = starts[keep], ends[keep]
-    words = pa.array([], pa.string())
-    if len(starts):
-        view = np.empty(2 * len(starts), np.int64)
-        view[0::2], view[1::2] = starts, ends
-        texts = pa.LargeStringArray.from_buffers(
-            len(view) - 1, pa.py_buffer(view), field.buffers()[2]
-        )
-        words = pc.cast(pc.take(texts, pa.array(np.arange(0, len(view), 2))), pa.string())
-    return pa.ListArray.from_arrays(pa.array(list_offsets), words)
+    return kernels.split_keywords(field, none=NO_KEYWORDS)
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -94,43 +50,6 @@ def _mask(values) -> np.ndarray:
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
 
 
-def _codes(values) -> np.ndarray:
-    """Integer codes numbered in order of first appearance; -1 for missing values."""
-    encoded = pc.dictionary_encode(values)
-    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-    parts = [c.indices.fill_null(-1).to_numpy(zero_copy_only=False) for c in chunks]
-    return np.concatenate([np.empty(0, np.int64), *parts]).astype(np.int64, copy=False)
-
-
-def _repeated(codes: np.ndarray) -> np.ndarray:
-    """True where a code (numbered by first appearance) was seen before."""
-    if len(codes) == 0:
-        return np.zeros(0, bool)
-    seen = np.maximum.accumulate(codes)
-    new = np.empty(len(codes), bool)
-    new[0] = True
-    new[1:] = codes[1:] > seen[:-1]
-    return ~new
-
-
-def _seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
-    """True where a valid key in ``[0, span)`` was already taken by an earlier valid row."""
-    out = np.zeros(len(keys), bool)
-    every = bool(valid.all())
-    rows = np.arange(len(keys)) if every else np.flatnonzero(valid)
-    if span <= 4 * len(rows) + 1024:
-        # Counting is linear; only keys seen twice need sorting.
-        counts = np.bincount(keys if every else keys[rows], minlength=span)
-        if counts.max(initial=0) <= 1:
-            return out
-        rows = rows[counts[keys[rows]] > 1]
-    if len(rows):
-        order = np.argsort(keys[rows], kind="stable")
-        ordered = keys[rows][order]
-        out[rows[order[1:][ordered[1:] == ordered[:-1]]]] = True
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class _GoldenFields:
     """The golden fields read and typed, before any rule is enforced."""
@@ -142,6 +61,7 @@ class _GoldenFields:
     required_source: pa.Array
     no_source: np.ndarray
     keywords: pa.ListArray
+    keyword_field: pa.Array | None  # the text after the third field (text input only)
 
 
 def _golden_fields(fields: Mapping) -> _GoldenFields:
@@ -163,14 +83,34 @@ def _golden_fields(fields: Mapping) -> _GoldenFields:
         no_source=is_answer
         & _mask(pc.or_kleene(pc.is_null(src), pc.equal(src, "-")).fill_null(True)),
         keywords=keywords,
+        keyword_field=fields.get("keyword_field"),
     )
+
+
+def _result_line_hint(g: _GoldenFields, position: int) -> str:
+    """A hint when a golden line with a bad TYPE reads as a result line.
+
+    A result line ``<version> <id> <cited> <Y|N> ...`` read as a golden line
+    has its id as TYPE and its flag as the first word after the third field:
+    the ``RESULTS`` line is probably missing (or comes after it).
+    """
+    if g.keyword_field is None:
+        return ""
+    rest = g.keyword_field[position].as_py() or ""
+    flag = rest.lstrip(" \t")[:2]
+    if flag[:1] in ("Y", "y", "N", "n") and flag[1:] in ("", " ", "\t"):
+        return (
+            "; this looks like a result line '<version> <id> <cited> <Y|N> <answer ...>': "
+            "is the line 'RESULTS' missing before it?"
+        )
+    return ""
 
 
 def _check_golden(g: _GoldenFields, ids: pa.Array, codes: np.ndarray, source: str, unit: str):
     lines, is_answer, bad_type, no_source = g.line, g.is_answer, g.bad_type, g.no_source
     src = g.required_source
     no_id = codes < 0
-    duplicate = _repeated(codes) & ~no_id
+    duplicate = kernels.repeated(codes) & ~no_id
 
     position = _first(bad_type | no_source | duplicate | no_id)
     if position is not None:
@@ -178,12 +118,18 @@ def _check_golden(g: _GoldenFields, ids: pa.Array, codes: np.ndarray, source: st
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_type[position]:
             got = g.item_type[position].as_py()
-            _fail(f"TYPE must be ANSWER or REFUSE, got {got!r}", lines, position, source, unit)
-        item = ids[position].as_py()
+            _fail(
+                f"TYPE must be ANSWER or REFUSE, got {quoted(got)}{_result_line_hint(g, position)}",
+                lines,
+                position,
+                source,
+                unit,
+            )
+        item = quoted(ids[position].as_py())
         if no_source[position]:
             _fail(
-                f"ANSWER item {item!r} must name its required source, "
-                f"got {src[position].as_py() or '-'!r}",
+                f"ANSWER item {item} must name its required source, "
+                f"got {quoted(src[position].as_py() or '-')}",
                 lines,
                 position,
                 source,
@@ -191,7 +137,7 @@ def _check_golden(g: _GoldenFields, ids: pa.Array, codes: np.ndarray, source: st
             )
         first = lines[_first(codes == codes[position])]
         _fail(
-            f"duplicate golden id {item!r} (first defined on {unit} {first})",
+            f"duplicate golden id {item} (first defined on {unit} {first})",
             lines,
             position,
             source,
@@ -259,7 +205,7 @@ def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden:
     no_version, no_id = v_codes < 0, codes < 0
     n_codes = int(codes.max(initial=-1)) + 1
     keys = v_codes * n_codes + codes
-    duplicate = _seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
+    duplicate = kernels.seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
 
     position = _first(no_version | no_id | bad_flag | duplicate)
     if position is not None:
@@ -269,11 +215,11 @@ def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_flag[position]:
             got = r.refused_flag[position].as_py()
-            _fail(f"refused flag must be Y or N, got {got!r}", lines, position, source, unit)
+            _fail(f"refused flag must be Y or N, got {quoted(got)}", lines, position, source, unit)
         first = lines[_first(keys == keys[position])]
         _fail(
-            f"duplicate result for version {r.version[position].as_py()!r} and id "
-            f"{ids[position].as_py()!r} (first given on {unit} {first})",
+            f"duplicate result for version {quoted(r.version[position].as_py())} and id "
+            f"{quoted(ids[position].as_py())} (first given on {unit} {first})",
             lines,
             position,
             source,
@@ -332,13 +278,15 @@ def check_input(
     golden_ids, result_ids = strings(golden["item_id"]), strings(results["item_id"])
     if golden_ids.type != result_ids.type:
         golden_ids, result_ids = large_strings(golden_ids), large_strings(result_ids)
-    with ThreadPoolExecutor(1) as pool:
-        # One hash table for both, built on the other core while the other
-        # fields are read: golden ids are numbered first, so a result's code
-        # is its golden row when below the number of golden items.
-        hashing = pool.submit(_codes, pa.chunked_array([golden_ids, result_ids], golden_ids.type))
-        golden_fields, result_fields = _golden_fields(golden), _result_fields(results)
-        codes = hashing.result()
+    # One hash table for both, built on the other core while the other fields
+    # are read: golden ids are numbered first, so a result's code is its
+    # golden row when below the number of golden items.
+    (golden_fields, result_fields), codes = kernels.in_parallel(
+        lambda: (_golden_fields(golden), _result_fields(results)),
+        lambda: kernels.first_appearance_codes(
+            pa.chunked_array([golden_ids, result_ids], golden_ids.type)
+        ),
+    )
     n_golden = len(golden_ids)
     golden_columns = _check_golden(golden_fields, golden_ids, codes[:n_golden], sources[0], unit)
     del golden_fields

@@ -140,7 +140,7 @@ def crowded_inputs(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowded_inputs())
 def test_grouped_keyword_kernel_equals_python_casefold(data):
-    from buddy_eval.scoring import _GROUPED
+    from buddy_eval.kernels import _GROUPED
 
     loaded = load(data)
     pairs = Counter(k.casefold() for ks in loaded.golden["keywords"] for k in ks)

@@ -267,7 +267,12 @@ def compare(ev, **settings):
 def violation_upper_bound(ev, version=None):
     bounds = {b.version: b for b in ev.paired.violations}
     b = bounds[ev.candidate if version is None else version]
-    return {"version": b.version, "violations": b.violations, "n": b.n, "upper_bound": b.upper_bound}
+    return {
+        "version": b.version,
+        "violations": b.violations,
+        "n": b.n,
+        "upper_bound": b.upper_bound,
+    }
 
 
 def test_comparison_contract():

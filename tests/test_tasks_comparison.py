@@ -14,11 +14,12 @@ from buddy_eval.errors import InputError
 from buddy_eval.stats import MIN_PAIRED as MIN_PAIRED_N
 from buddy_eval.stats import PairedTable
 from buddy_eval.tasks import compare_runs, wilcoxon_p_value
+from tests.test_tasks_support import check, paired_runs, record, task
 
 
 def mcnemar_p_value(a_only, b_only):
     return PairedTable(both_pass=0, fixed=b_only, regressed=a_only, both_fail=0).mcnemar()
-from tests.test_tasks_support import check, paired_runs, record, task
+
 
 GOLDEN = [task(f"g{i}", check("contains", "ok"), check("max_tokens", 100)) for i in range(1, 6)]
 RUN_A = [

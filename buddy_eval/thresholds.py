@@ -1,0 +1,126 @@
+"""The three thresholds of the gate and how one threshold value is read.
+
+A threshold is kept as an exact fraction in [0, 1], so comparisons never
+involve float rounding: a candidate at 3/5 meets a threshold written ``0.6``.
+Text (the file's ``THRESHOLDS`` line) must be an ASCII decimal number; a
+Python or numpy number (:func:`buddy_eval.from_frames`) is taken at its
+shortest decimal form.
+"""
+
+from __future__ import annotations
+
+import decimal
+import numbers
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import QUOTE_LIMIT, InputError, quoted
+from .vocabulary import RATE_METRICS
+
+__all__ = ["MAX_THRESHOLD_CHARS", "THRESHOLD_NAMES", "Thresholds", "threshold_value"]
+
+#: The thresholds, in the order of the ``THRESHOLDS`` line.
+THRESHOLD_NAMES = RATE_METRICS
+#: A threshold written in text has at most this many characters (sign, digits,
+#: point and exponent together): more digits than a rate can use, and few
+#: enough that reading one exactly stays instant.
+MAX_THRESHOLD_CHARS = 100
+# ASCII digits only; an exponent of at most four digits keeps the exact
+# fraction small (1e-99999999 would take minutes to build).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The three minimum rates the candidate must reach, as exact fractions.
+
+    ``Fraction("0.6") == Fraction(3, 5)``, so a candidate at 3/5 meets a
+    threshold written ``0.6`` exactly, with no float rounding involved.
+    """
+
+    correctness: Fraction
+    citation: Fraction
+    refusal: Fraction
+
+    def __getitem__(self, metric: str) -> Fraction:
+        if metric not in THRESHOLD_NAMES:
+            raise KeyError(metric)
+        return getattr(self, metric)
+
+    def as_dict(self) -> dict[str, Fraction]:
+        """The thresholds keyed by metric name, in report order."""
+        return {name: getattr(self, name) for name in THRESHOLD_NAMES}
+
+
+def _exact(value) -> Fraction | None:
+    """``value`` as an exact fraction, or None when it is not a finite number."""
+    if isinstance(value, str):
+        if _NUMBER.fullmatch(value) is None:
+            return None
+        return Fraction(value)
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, numbers.Rational):  # int, Fraction, numpy integers
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, decimal.Decimal):
+        return Fraction(value) if value.is_finite() else None
+    if isinstance(value, numbers.Real):  # float, numpy floats
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return None
+        # The shortest decimal form of the value in its own precision: str()
+        # of numpy's float32(0.6) is '0.6', of Python's 0.6 too.
+        text = str(value)
+        return Fraction(text if _NUMBER.fullmatch(text) else repr(number))
+    return None
+
+
+def threshold_value(name: str, value, source: str, line: int | None = None) -> Fraction:
+    """One threshold as an exact fraction in [0, 1].
+
+    Parameters
+    ----------
+    name : str
+        The metric, for messages.
+    value : str or number
+        Text must be an ASCII decimal number of at most
+        :data:`MAX_THRESHOLD_CHARS` characters (``0.6``, ``1``, ``.75``,
+        ``5e-1``; an exponent has at most four digits). A number (``int``,
+        ``float``, :class:`~fractions.Fraction`, :class:`~decimal.Decimal`,
+        numpy integers and floats) is taken at its shortest decimal form, so
+        the float ``0.6`` means 3/5; ``bool``, NaN and infinities are not numbers here.
+    source : str
+        The input's name, for messages.
+    line : int, optional
+        The line the value was read from.
+
+    Raises
+    ------
+    InputError
+        The value is not such a number, or lies outside [0, 1].
+    """
+    if isinstance(value, str) and len(value) > MAX_THRESHOLD_CHARS:
+        raise InputError(
+            f"{name} threshold must be a decimal number of at most {MAX_THRESHOLD_CHARS} "
+            f"characters, got {len(value)} characters: {quoted(value)}",
+            source=source,
+            line=line,
+        )
+    exact = _exact(value)
+    if exact is None:
+        raise InputError(
+            f"{name} threshold must be a decimal number in [0, 1], got {quoted(value)}",
+            source=source,
+            line=line,
+        )
+    if not 0 <= exact <= 1:
+        short = isinstance(value, str) and len(value) <= QUOTE_LIMIT
+        raise InputError(
+            f"{name} threshold must lie in [0, 1], got {value if short else quoted(value)}",
+            source=source,
+            line=line,
+        )
+    return exact
