@@ -569,3 +569,10 @@ def test_reading_boundaries():
 def test_reading_rejects_bad_input(args, message):
     with pytest.raises(InputError, match=message):
         reading(*args)
+
+
+def test_required_n_exact_does_not_depend_on_the_connor_start(monkeypatch):
+    # Connor's n only sizes the precomputation: a far too small start grows it.
+    expected = required_paired_n_exact(0.3)
+    monkeypatch.setattr(stats, "required_paired_n", lambda *args: 1)
+    assert required_paired_n_exact(0.3) == expected
