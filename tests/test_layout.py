@@ -48,11 +48,10 @@ def _imports(path: Path, modules: set[str]) -> set[str]:
                     target = ".".join(base + ([child.module] if child.module else []))
                 else:
                     target = child.module or ""
-                if target in modules:
+                submodules = {f"{target}.{a.name}" for a in child.names} & modules
+                found.update(submodules)
+                if target in modules and len(submodules) < len(child.names):
                     found.add(target)
-                for alias in child.names:
-                    if f"{target}.{alias.name}" in modules:
-                        found.add(f"{target}.{alias.name}")
             visit(child)
 
     visit(ast.parse(path.read_text(encoding="utf-8")))

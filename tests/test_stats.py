@@ -17,6 +17,7 @@ from buddy_eval.stats import (
     mcnemar_exact,
     paired_diff_interval,
     required_paired_n,
+    required_paired_n_exact,
     wilson_interval,
     zero_event_upper_bound,
 )
@@ -309,7 +310,7 @@ def test_counts_rates_and_difference():
     assert (row.candidate_ci_low, row.candidate_ci_high) == pytest.approx(wilson_interval(15, 20))
     assert (row.diff_ci_low, row.diff_ci_high) == pytest.approx(paired_diff_interval(10, 5, 2, 3))
     assert row.p_value == pytest.approx(mcnemar_exact(5, 2))
-    assert row.required_n == required_paired_n(7 / 20)
+    assert row.required_n == required_paired_n_exact(7 / 20)
 
 
 def test_readiness_below_the_threshold():

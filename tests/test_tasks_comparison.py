@@ -12,7 +12,7 @@ from scipy import stats
 
 from buddy_eval.errors import InputError
 from buddy_eval.stats import MIN_PAIRED as MIN_PAIRED_N
-from buddy_eval.stats import PairedTable
+from buddy_eval.stats import PairedTable, signed_rank_test
 from buddy_eval.tasks import compare_runs, wilcoxon_p_value
 from tests.test_tasks_support import check, paired_runs, record, task
 
@@ -123,11 +123,11 @@ def test_twenty_pairs_are_ready_with_scipys_p_values():
     assert MIN_PAIRED_N == 20 and p.n == 20 and p.ready_for_decision
     deltas = [(b - a) / 4 for a, b in PAIRS_20]
     assert cmp.pairs["delta"].tolist() == deltas
-    assert p.p_value == stats.wilcoxon(deltas).pvalue
-    assert (
-        p.p_value
-        == stats.wilcoxon([b / 4 for _, b in PAIRS_20], [a / 4 for a, _ in PAIRS_20]).pvalue
-    )
+    exact = signed_rank_test([Fraction(b - a, 4) for a, b in PAIRS_20])
+    assert p.p_value == exact.p_value
+    assert p.p_value_method == exact.method == "exact (sign-flip enumeration)"
+    # scipy's normal approximation (ties present) is smaller than the exact value
+    assert stats.wilcoxon(deltas).pvalue != p.p_value
     a_only = sum(a == 4 and b != 4 for a, b in PAIRS_20)
     b_only = sum(b == 4 and a != 4 for a, b in PAIRS_20)
     assert (p.all_pass_a_only, p.all_pass_b_only) == (a_only, b_only) == (2, 5)
