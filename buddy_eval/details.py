@@ -25,12 +25,20 @@ __all__ = ["details", "format_details"]
 _LISTED = ("fixed", "regressed", "missing")
 
 
+_SHORT_READING = {
+    "gain": "a real gain",
+    "drop": "a real drop",
+    "borderline": "borderline",
+    "unclear": "no clear change",
+}
+
+
 def _observed(rate: VersionRate) -> str:
-    text = (
-        f"{rate.version} {format_rate(rate.observed_rate)} "
-        f"{format_interval(*rate.ci)} of {rate.observed}"
-    )
-    return text + (f" ({rate.missing} missing)" if rate.missing else "")
+    if rate.observed == 0:
+        return f"{rate.version} no result ({rate.missing} missing: no interval)"
+    text = f"{rate.version} {format_rate(rate.observed_rate)} {format_interval(*rate.ci)} "
+    text += f"n={rate.observed}"
+    return text + (f", {rate.missing} missing" if rate.missing else "")
 
 
 def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
@@ -45,8 +53,7 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
         head,
         f"  gate rate    {base} {format_rate(m.baseline.gate)}   "
         f"{cand} {format_rate(m.candidate.gate)}   (a missing result counts as failed)",
-        f"  observed     {_observed(m.baseline)}   {_observed(m.candidate)}   "
-        "(Wilson, items with a result)",
+        f"  observed     {_observed(m.baseline)}   {_observed(m.candidate)}",
         f"  items        both pass {t.both_pass}, both fail {t.both_fail}, "
         f"fixed {t.fixed}, regressed {t.regressed}, missing {m.missing}",
     ]
@@ -88,11 +95,11 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
         assumed = format_percent(m.assumed_discordance)
         why = "as observed" if m.ready else "a conservative default while not ready"
         lines.append(
-            f"  sample size  about {m.required_n} paired items for the exact McNemar test to "
-            f"detect a {format_percent(settings.drop)}-point drop with "
-            f"{format_percent(settings.power)}% power at alpha {format_rate(alpha)}, "
-            f"assuming {assumed}% of items discordant ({why}); {t.n} now"
+            f"  sample size  about {m.required_n} paired items to detect a "
+            f"{format_percent(settings.drop)}-point drop (exact McNemar, power "
+            f"{format_percent(settings.power)}%, alpha {format_rate(alpha)}); {t.n} now"
         )
+        lines.append(f"{'':15}assuming {assumed}% of items discordant ({why})")
     return lines
 
 
@@ -102,8 +109,8 @@ def _sensitivity(case, alpha: float) -> str:
     if case.diff_ci is None:
         return text + f" ({format_count(t.n, 'paired item')}; not ready)"
     return (
-        f"{text} {format_interval(*case.diff_ci, signed=True)}, McNemar p "
-        f"{format_p_value(case.p_value, alpha)}; {case.reading[1]}"
+        f"{text} {format_interval(*case.diff_ci, signed=True)}, p "
+        f"{format_p_value(case.p_value, alpha)}, {_SHORT_READING[case.reading[0]]}"
     )
 
 
@@ -119,11 +126,12 @@ def format_details(paired: PairedComparison) -> str:
     level = format_percent(settings.confidence)
     lines = [
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
-        f"({level}% intervals; a metric is ready for a decision from "
-        f"{format_count(settings.min_paired, 'paired item')};",
-        f" {MISSING_COUNTS_AS_FAILED};",
-        " three metrics are tested at once: Holm-adjusted p-values guard against a chance",
-        " finding among them)",
+        f"- {level}% intervals (Wilson per version over the items with a result; Newcombe for "
+        "the paired difference)",
+        "- a metric is ready for a decision from "
+        + format_count(settings.min_paired, "paired item"),
+        f"- {MISSING_COUNTS_AS_FAILED}",
+        "- three metrics are tested at once: Holm-adjusted p-values allow for that",
     ]
     for m in paired.metrics:
         lines.append("")

@@ -55,8 +55,7 @@ CHANGES = ("both pass", "both fail", "fixed", "regressed", "missing")
 
 #: The one sentence every view uses about missing results and the gate's rates.
 MISSING_COUNTS_AS_FAILED = (
-    "an item with no result in a version counts as failed in that version's rate, "
-    "but is never paired"
+    "an item with no result in a version counts as failed in the gate's rate, never paired"
 )
 
 #: Exit statuses of every subcommand.

@@ -47,7 +47,10 @@ def test_a_version_with_no_refuse_result_gets_no_interval():
     ev = be.evaluate(text)
     refusal = ev.paired["refusal"]
     assert (refusal.candidate.observed, refusal.candidate.missing) == (0, 5)
-    assert "NEW n/a n/a of 0 (5 missing)" in details(ev)
+    assert "NEW no result (5 missing: no interval)" in details(ev)
+    assert "[0.00, 0.16]" not in details(ev).split("refusal:")[1].split("violations:")[0].split(
+        "observed"
+    )[1].split("\n")[0].split("NEW")[1]
     block = json_report(ev)["versions"]["NEW"]["refusal"]
     assert block["ci"] is None and block["observed"] == 0
     assert "  NEW          no result for any REFUSE item" in details(ev)
