@@ -117,3 +117,22 @@ def test_every_subcommand_help_shows_the_same_exit_status_table(command):
     proc = run_cli(*command, "--help")
     assert proc.returncode == 0
     assert EXIT_STATUS_HELP in proc.stdout.decode()
+
+
+def test_the_readme_layout_lists_every_module_and_only_those():
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Layout", 1)[1].split("```", 2)[1]
+    listed, folder = set(), ""
+    for line in block.splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        names = [w for w in line.split() if w.endswith((".py", "/"))]
+        if indent not in (2, 4) or not names:
+            continue
+        if indent == 2:
+            folder = names[0] if names[0].endswith("/") else ""
+            prefix = ""
+        else:
+            prefix = folder
+        listed.update(prefix + n for n in names if n.endswith(".py"))
+    actual = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
+    assert listed == actual
