@@ -12,10 +12,9 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def examples():
-    """Each fenced block that starts with ``$ buddy-eval data/...``: (arguments, expected output)."""
+    """Fenced blocks starting ``$ buddy-eval ... data/...``: (arguments, expected output)."""
     pattern = r"```\n\$ buddy-eval ([^\n]*data/[^\n]*)\n(.*?)```"
-    for block in re.findall(pattern, README, flags=re.S):
-        yield block
+    return re.findall(pattern, README, flags=re.S)
 
 
 @pytest.mark.parametrize(("args", "expected"), list(examples()))
