@@ -156,12 +156,7 @@ def json_report(evaluation) -> dict:
     for m in paired.metrics:
         t = m.table
         per_metric[m.metric] = {
-            "n_paired": t.n,
-            "both_pass": t.both_pass,
-            "both_fail": t.both_fail,
-            "fixed": t.fixed,
-            "regressed": t.regressed,
-            "missing": m.missing,
+            **m.counts(),
             "p_value": _number(m.p_value),
             "p_value_method": "exact McNemar (two-sided binomial test on discordant pairs)",
             "diff": _float(t.diff),

@@ -345,6 +345,18 @@ class MetricComparison:
         """Items with this change label."""
         return len(self.ids[change])
 
+    def counts(self) -> dict[str, int]:
+        """``n_paired``, the 2x2 table and ``missing``, in the order the views show them."""
+        t = self.table
+        return {
+            "n_paired": t.n,
+            "both_pass": t.both_pass,
+            "both_fail": t.both_fail,
+            "fixed": t.fixed,
+            "regressed": t.regressed,
+            "missing": self.missing,
+        }
+
 
 @dataclass(frozen=True)
 class Sensitivity:
@@ -637,12 +649,7 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
         rows.append(
             {
                 "metric": m.metric,
-                "n_paired": t.n,
-                "both_pass": t.both_pass,
-                "both_fail": t.both_fail,
-                "fixed": t.fixed,
-                "regressed": t.regressed,
-                "missing": m.missing,
+                **m.counts(),
                 "baseline_rate": _float(m.baseline.gate),
                 "baseline_ci_low": m.baseline.ci[0],
                 "baseline_ci_high": m.baseline.ci[1],

@@ -17,6 +17,7 @@ from .output import (
     EXIT_RELEASE,
     EXIT_STATUS_HELP,
     PROG,
+    add_label_arguments,
     error,
     warn,
     write_stdout,
@@ -74,12 +75,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("input", metavar="INPUT", help="input file, or - for standard input")
-    parser.add_argument(
-        "--baseline", default="OLD", metavar="LABEL", help="baseline version label (default: OLD)"
-    )
-    parser.add_argument(
-        "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
-    )
+    add_label_arguments(parser)
     parser.add_argument(
         "--details",
         action="store_true",

@@ -19,6 +19,7 @@ from .output import (
     EXIT_RELEASE,
     EXIT_STATUS_HELP,
     PROG,
+    add_label_arguments,
     check_output_path,
     error,
     warn,
@@ -55,12 +56,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-o", "--output", required=True, metavar="REPORT", help="HTML file to write"
     )
-    parser.add_argument(
-        "--baseline", default="OLD", metavar="LABEL", help="baseline version label (default: OLD)"
-    )
-    parser.add_argument(
-        "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
-    )
+    add_label_arguments(parser)
     parser.add_argument(
         "--date",
         default=None,

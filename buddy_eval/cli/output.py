@@ -34,6 +34,7 @@ __all__ = [
     "EXIT_STATUS_HELP",
     "PROG",
     "CouldNotFinishError",
+    "add_label_arguments",
     "check_output_path",
     "error",
     "one_line",
@@ -46,6 +47,16 @@ __all__ = [
 
 class CouldNotFinishError(BuddyEvalError):
     """The program could not finish: an output could not be written, or it ran out of memory."""
+
+
+def add_label_arguments(parser) -> None:
+    """``--baseline`` and ``--candidate``, the same on every subcommand that compares versions."""
+    parser.add_argument(
+        "--baseline", default="OLD", metavar="LABEL", help="baseline version label (default: OLD)"
+    )
+    parser.add_argument(
+        "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
+    )
 
 
 def one_line(text) -> str:
