@@ -498,6 +498,7 @@ def _trial_counts(grid: Grid, count) -> Counts:
     trials, passes = grid.trials, grid.passes
     missing = trials == 0
     version = np.repeat(np.arange(n_versions), n_items)
+    span = int(trials.max(initial=0)) + 1
     numerator, denominator, missed, scale = [], [], [], []
     for metric in METRICS:
         applies = grid.is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~grid.is_answer
@@ -508,18 +509,20 @@ def _trial_counts(grid: Grid, count) -> Counts:
             scale.append([1] * n_versions)
             continue
         tried = applies & ~missing
-        # Distinct (version, trial count) pairs, and the passing trials of each
-        # (float sums of whole numbers: exact below 2**53 trials).
-        groups, group_of = np.unique(
-            np.stack([version[tried], trials[tried]]), axis=1, return_inverse=True
-        )
-        sums = np.bincount(
-            group_of.ravel(), weights=passes[metric][tried], minlength=groups.shape[1]
-        )
+        # Distinct (version, trial count) pairs, and the passing trials of each.
+        key = version[tried] * span + trials[tried]
+        if n_versions * span <= 4 * len(key) + 1024:
+            groups = np.flatnonzero(np.bincount(key, minlength=n_versions * span))
+            group_of = np.searchsorted(groups, key)
+        else:
+            groups, group_of = np.unique(key, return_inverse=True)
+        # Float sums of whole numbers: exact below 2**53 passing trials.
+        sums = np.bincount(group_of, weights=passes[metric][tried], minlength=len(groups))
+        pairs = [divmod(g, span) for g in groups.tolist()]
         nums, scales = [0] * n_versions, [1] * n_versions
-        for v, n in groups.T.tolist():
+        for v, n in pairs:
             scales[v] = math.lcm(scales[v], n)
-        for (v, n), total in zip(groups.T.tolist(), sums.tolist(), strict=True):
+        for (v, n), total in zip(pairs, sums.tolist(), strict=True):
             nums[v] += round(total) * (scales[v] // n)
         numerator.append(nums)
         scale.append(scales)

@@ -208,9 +208,11 @@ def _trial_numbers(keys: np.ndarray, valid: np.ndarray, order: np.ndarray | None
     earlier row is flagged, as a duplicate trial.
     """
     n = len(keys)
+    keys = np.where(valid, keys, -1)
     by = np.arange(n) if order is None else order
-    sort = np.lexsort((np.arange(n), by, np.where(valid, keys, -1)))
-    sorted_keys = np.where(valid, keys, -1)[sort]
+    # Stable: rows of one key stay in input order (then by ``order``).
+    sort = np.argsort(keys, kind="stable") if order is None else np.lexsort((by, keys))
+    sorted_keys = keys[sort]
     start = np.ones(n, bool)
     start[1:] = sorted_keys[1:] != sorted_keys[:-1]
     first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
