@@ -274,6 +274,11 @@ def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.Da
           ANSWER items.
         - ``answer`` (str): the answer text; NA when missing.
         - ``line`` (Int64): the result's input line; NA when missing.
+
+        With repeated trials each row shows the first trial only (the rates
+        of every trial are in :attr:`buddy_eval.Evaluation.counts` and
+        ``.metrics``; :attr:`buddy_eval.Evaluation.items` adds the trial
+        counts).
     """
     versions = list(data.versions if versions is None else versions)
     return items_frame(data, score_grid(data, versions))
@@ -425,7 +430,14 @@ class Counts:
         return values
 
     def to_frame(self) -> pd.DataFrame:
-        """The :func:`score_versions` DataFrame."""
+        """The :func:`score_versions` DataFrame.
+
+        With repeated trials (:attr:`scale` set) ``numerator`` and
+        ``denominator`` are both multiplied by the scale, so that
+        ``numerator / denominator`` is still the exact rate, and a column
+        ``scale`` (int64, or object past int64) gives the factor: the
+        ``denominator`` counts ``scale`` per item.
+        """
         import pandas as pd
 
         n_versions = len(self.versions)
@@ -442,6 +454,7 @@ class Counts:
                     for n, d, s in zip(numerator, denominator, self.scale.ravel(), strict=True)
                 ]
             )
+            denominator = denominator.astype(self.scale.dtype) * self.scale.ravel()
         return pd.DataFrame(
             {
                 "version": pd.Categorical.from_codes(
@@ -457,6 +470,7 @@ class Counts:
                 "measured": measured,
                 "missing": self.missing.ravel(),
             }
+            | ({} if self.scale is None else {"scale": self.scale.ravel()})
         )
 
 
@@ -554,6 +568,10 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
         - ``measured`` (bool): denominator > 0.
         - ``missing`` (int64): golden items of the metric's type with no
           result line for the version.
+
+        It counts the rows it is given, one per (version, item): with
+        repeated trials, :func:`score_items` rows are first trials only; use
+        :attr:`buddy_eval.Evaluation.metrics` for rates over every trial.
     """
     import pandas as pd
 

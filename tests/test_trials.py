@@ -248,3 +248,29 @@ def _write(tmp_path, data: bytes) -> str:
     path = tmp_path / "input.txt"
     path.write_bytes(data)
     return str(path)
+
+
+def test_metrics_frame_ratios_are_the_exact_trial_rates():
+    ev = evaluate("data/sample_trials.txt", trials=True)
+    for row in ev.metrics.itertuples():
+        if row.metric != "violations":
+            assert Fraction(int(row.numerator), int(row.denominator)) == ev.values(row.version)[
+                row.metric
+            ]
+    assert ev.metrics["scale"].tolist() == [5, 5, 5, 1] * 2
+    assert "scale" not in evaluate("data/sample_release.txt").metrics.columns
+
+
+def test_the_plain_gate_with_trials_imports_no_pandas():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, io\n"
+        "from buddy_eval.cli import main\n"
+        "sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
+        "rc = main(['--trials', 'data/sample_trials.txt'], lean=True)\n"
+        "sys.stderr.write(repr((rc, 'pandas' in sys.modules, 'scipy' in sys.modules)))\n"
+    )
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stderr
+    assert err.splitlines()[-1] == "(1, False, False)"
