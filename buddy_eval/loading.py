@@ -440,7 +440,9 @@ def _trial_order(values: pd.Series, what: str) -> np.ndarray:
         if isinstance(v, (float, np.floating)) and float(v).is_integer():
             whole, v = True, int(v)
         if not whole or not -(2**63) <= int(v) < 2**63:
-            _fail_row(f"column 'trial' must hold whole numbers, got {quoted(v)}", what, position)
+            _fail_row(
+                f"column 'trial' must hold whole numbers (64-bit), got {quoted(v)}", what, position
+            )
         out[position] = int(v)
     return out
 
