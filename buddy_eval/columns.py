@@ -125,8 +125,13 @@ class JoinCodes:
     item : numpy.ndarray
         Per result row, the golden row of its ``item_id``; -1 for an id not in
         the golden set (or missing).
+    trial : numpy.ndarray or None
+        Repeated trials only (None otherwise): per result row, its 0-based
+        trial number among the rows of the same (version, item id), in trial
+        order (file order, or the DataFrame's ``trial`` column).
     """
 
     versions: tuple[str, ...]
     version: np.ndarray
     item: np.ndarray
+    trial: np.ndarray | None = None

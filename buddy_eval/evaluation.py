@@ -55,8 +55,17 @@ class Evaluation:
     decision : Decision
         RELEASE or BLOCK with the ordered reasons.
     warnings : tuple of str
-        Unknown result ids and golden items with no result for the baseline or
-        the candidate.
+        Unknown result ids, golden items with no result for the baseline or
+        the candidate, and (repeated trials) a compared version whose items
+        have unequal trial counts.
+
+    Notes
+    -----
+    With repeated trials (``data.trials``) the rates and violations (what
+    :attr:`counts`, :meth:`values`, the decision and the report read) count
+    every trial. :attr:`items`, :attr:`paired` and :meth:`item_changes` still
+    show one result per (version, item): its first trial; :attr:`items` adds
+    the column ``trials``.
     """
 
     def __init__(
@@ -105,8 +114,18 @@ class Evaluation:
 
     @cached_property
     def items(self) -> pd.DataFrame:
-        """Per (version, golden item) outcomes (computed on first use, then kept)."""
-        return items_frame(self.data, self._all_versions_grid)
+        """Per (version, golden item) outcomes (computed on first use, then kept).
+
+        With repeated trials the outcomes are the first trial's, and the
+        column ``trials`` (int64) holds the number of trials of each row.
+        """
+        frame = items_frame(self.data, self._all_versions_grid)
+        if self.data.trials:
+            grid = self._all_versions_grid
+            frame["trials"] = (
+                grid.trials if grid.trials is not None else grid.present.astype(np.int64)
+            )
+        return frame
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
@@ -207,7 +226,25 @@ class Evaluation:
                     f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
                     f"have no result for version {version!r}; they count as failed"
                 )
+            if self._grid.trials is not None:
+                trials = self._grid.trials.reshape(2, -1)[position]
+                warnings += self._unequal_trials(version, trials)
         return tuple(warnings)
+
+    def _unequal_trials(self, version: str, trials: np.ndarray) -> list[str]:
+        """A warning when the items a version has results for differ in trial counts."""
+        counts, items = np.unique(trials[trials > 0], return_counts=True)
+        if len(counts) < 2:
+            return []
+        # Most items first; ties by more trials first.
+        pairs = zip(items.tolist(), counts.tolist(), strict=True)
+        (k, n), *rest = sorted(pairs, key=lambda pair: (-pair[0], -pair[1]))
+        parts = [f"{n} trial{'s' if n != 1 else ''} for {k} item{'s' if k != 1 else ''}"]
+        parts += [f"{n} for {k}" for k, n in rest]
+        return [
+            f"{self.data.source}: version {version!r} has unequal trial counts per item: "
+            + ", ".join(parts)
+        ]
 
     @cached_property
     def comparison(self) -> pd.DataFrame:
@@ -225,7 +262,12 @@ class Evaluation:
 
 
 def evaluate(
-    data, baseline: str = "OLD", candidate: str = "NEW", settings: Settings | None = None
+    data,
+    baseline: str = "OLD",
+    candidate: str = "NEW",
+    settings: Settings | None = None,
+    *,
+    trials: bool = False,
 ) -> Evaluation:
     """Score every version and decide whether ``candidate`` may replace ``baseline``.
 
@@ -233,6 +275,9 @@ def evaluate(
     ----------
     data : EvalInput or anything :func:`buddy_eval.load` accepts
         The input.
+    trials : bool
+        Load the input allowing repeated trials (see :func:`buddy_eval.load`).
+        An :class:`EvalInput` keeps the choice it was loaded with.
     baseline, candidate : str
         Version labels to compare (default ``OLD`` and ``NEW``).
     settings : Settings, optional
@@ -247,7 +292,7 @@ def evaluate(
     InputError
         For an invalid input, or when either label has no result line.
     """
-    return Evaluation(load(data), baseline, candidate, settings)
+    return Evaluation(load(data, trials=trials), baseline, candidate, settings)
 
 
 def report(source, baseline: str = "OLD", candidate: str = "NEW") -> str:

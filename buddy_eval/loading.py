@@ -64,7 +64,11 @@ class EvalInput:
     result_columns : ResultColumns
         The checked result lines as pyarrow/numpy columns (what scoring reads).
     join : JoinCodes
-        Per result line, the position of its version label and its golden row.
+        Per result line, the position of its version label and its golden row
+        (and its trial number, when trials are allowed).
+    trials : bool
+        Repeated trials are allowed: several result lines for one
+        (version, id) are trials of the item (see :func:`load`).
     """
 
     def __init__(
@@ -79,6 +83,7 @@ class EvalInput:
         results_line: int | None = None,
     ):
         self.thresholds = thresholds
+        self.trials = join.trial is not None
         self.source = source
         self.warnings = tuple(warnings)
         self.results_line = results_line
@@ -101,16 +106,32 @@ class EvalInput:
         """Version labels in order of first appearance in the results."""
         return list(self.join.versions)
 
+    @cached_property
+    def trial_counts(self) -> np.ndarray:
+        """Trials per (version, golden item): shape ``(len(versions), n_items)``, int64.
+
+        Versions in :attr:`versions` order, items in golden order; 0 where a
+        version has no result for an item. Without trials every count is 0 or 1.
+        """
+        n_items = len(self.golden_columns)
+        known = (self.join.version >= 0) & (self.join.item >= 0)
+        cells = self.join.version[known] * n_items + self.join.item[known]
+        counts = np.bincount(cells, minlength=len(self.join.versions) * n_items)
+        return counts.astype(np.int64).reshape(len(self.join.versions), n_items)
+
     @classmethod
-    def from_frames(cls, golden, results, thresholds, *, source: str = "DataFrames"):
+    def from_frames(
+        cls, golden, results, thresholds, *, source: str = "DataFrames", trials: bool = False
+    ):
         """Same as :func:`from_frames`."""
-        return from_frames(golden, results, thresholds, source=source)
+        return from_frames(golden, results, thresholds, source=source, trials=trials)
 
     def __repr__(self) -> str:
         t = ", ".join(f"{k}={float(v):g}" for k, v in self.thresholds.as_dict().items())
         return (
             f"EvalInput(source={self.source!r}, golden={len(self.golden_columns)} items, "
             f"results={len(self.result_columns)} lines, versions={self.versions}, "
+            f"{'trials, ' if self.trials else ''}"
             f"thresholds: {t})"
         )
 
@@ -169,15 +190,19 @@ def _split(content: str | bytes, name: str) -> RawSections:
     return split_sections(content, name)
 
 
-def _checked_columns(raw: RawSections, name: str) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
+def _checked_columns(
+    raw: RawSections, name: str, trials: bool = False
+) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
     """Check the fields of every line; the golden and result columns and the join codes."""
-    return check_input(raw.golden, raw.results, sources=(name, name))
+    return check_input(raw.golden, raw.results, sources=(name, name), trials=trials)
 
 
 _MARKER = re.compile(rb"(?m)^[ \t]*RESULTS[ \t\r]*$")
 
 
-def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> InputError:
+def _first_in_file_order(
+    content: str | bytes, name: str, error: InputError, trials: bool = False
+) -> InputError:
     """The error on the earliest line, when cutting the input into lines and fields failed.
 
     The cut stops at its first problem of its own (a byte that is not UTF-8,
@@ -198,7 +223,7 @@ def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> 
         if not _MARKER.search(data):
             data = data + (b"" if data.endswith(b"\n") or not data else b"\n") + b"RESULTS\n"
         try:
-            _checked_columns(split_bytes(data, name), name)
+            _checked_columns(split_bytes(data, name), name, trials)
         except InputError as earlier:
             truncated = earlier.message.startswith(EMPTY_INPUT)
             if earlier.line is None or truncated or not (whole or earlier.line < error.line):
@@ -211,14 +236,19 @@ def _first_in_file_order(content: str | bytes, name: str, error: InputError) -> 
     return error
 
 
-def load(source) -> EvalInput:
+def load(source, trials: bool = False) -> EvalInput:
     """Read a release-gate input in the canonical text format.
 
     Parameters
     ----------
     source : str, os.PathLike, file or bytes
         A path; ``"-"`` for standard input; an open text or binary file; or
-        the input text itself (any string holding a newline).
+        the input text itself (any string holding a newline). An
+        :class:`EvalInput` is returned as it is (it keeps its own ``trials``).
+    trials : bool
+        Repeated trials: several result lines for one (version, id) are
+        trials of the item, in file order. Without it (the default) a
+        repeated (version, id) is an input error.
 
     Returns
     -------
@@ -246,9 +276,9 @@ def load(source) -> EvalInput:
     try:
         raw = _split(content, name)
     except InputError as error:
-        raise _first_in_file_order(content, name, error) from None
+        raise _first_in_file_order(content, name, error, trials) from None
     del content
-    golden, results, codes = _checked_columns(raw, name)
+    golden, results, codes = _checked_columns(raw, name, trials)
     # The parser's temporaries are freed but kept by pyarrow's allocator;
     # handing them back lowers the peak of what comes next (scoring).
     pa.default_memory_pool().release_unused()
@@ -402,7 +432,24 @@ def _thresholds(thresholds, source: str) -> Thresholds:
     )
 
 
-def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> EvalInput:
+def _trial_order(values: pd.Series, what: str) -> np.ndarray:
+    """The ``trial`` column as int64: whole numbers, none missing."""
+    out = np.empty(len(values), np.int64)
+    for position, v in enumerate(values.tolist()):
+        whole = isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+        if isinstance(v, (float, np.floating)) and float(v).is_integer():
+            whole, v = True, int(v)
+        if not whole or not -(2**63) <= int(v) < 2**63:
+            _fail_row(
+                f"column 'trial' must hold whole numbers (64-bit), got {quoted(v)}", what, position
+            )
+        out[position] = int(v)
+    return out
+
+
+def from_frames(
+    golden, results, thresholds, *, source: str = "DataFrames", trials: bool = False
+) -> EvalInput:
     """Build an :class:`EvalInput` from DataFrames, with the same validation as :func:`load`.
 
     Parameters
@@ -420,6 +467,12 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
         read at their shortest decimal form (``0.6`` is exactly 3/5).
     source : str
         A name for the input, used in messages.
+    trials : bool
+        Repeated trials: several rows for one (version, item_id) are trials
+        of the item. They are ordered by the optional ``trial`` column (whole
+        numbers; two rows with the same (version, item_id, trial) are an
+        error), else by row order. Without it a repeated (version, item_id)
+        is an error and a ``trial`` column is ignored.
 
     Returns
     -------
@@ -458,6 +511,10 @@ def from_frames(golden, results, thresholds, *, source: str = "DataFrames") -> E
         },
         sources=(g, r),
         unit="row",
+        trials=trials,
+        trial_order=_trial_order(results["trial"], r)
+        if trials and "trial" in results.columns
+        else None,
     )
     return EvalInput(
         _thresholds(thresholds, source),

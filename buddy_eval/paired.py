@@ -152,14 +152,14 @@ class Changes:
 
 def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
     """Classify every (metric, item) of a scored grid whose first two versions are compared."""
-    n_items = len(golden_is_answer)
     flags = grid.flags()
-    present = grid.present.reshape(-1, n_items)
+    shape = grid.row_of.shape  # (versions, items), also when there is no item
+    present = grid.present.reshape(shape)
     out = []
     for metric in RATE_METRICS:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
         rows = np.flatnonzero(wanted)
-        passed = flags[metric].reshape(-1, n_items)
+        passed = flags[metric].reshape(shape)
         b, c = passed[0, rows], passed[1, rows]
         bp, cp = present[0, rows], present[1, rows]
         change = np.select(

@@ -9,6 +9,7 @@ only by the functions that return DataFrames.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -65,6 +66,12 @@ class Grid:
         Per cell: keywords the answer does not contain.
     missed_keywords : pyarrow.Array
         The missed keywords themselves, cell after cell.
+    trials : numpy.ndarray or None
+        Repeated trials only (None otherwise): per cell, the number of
+        trials. ``row_of`` and the outcomes above are then the first trial's.
+    passes : dict of str to numpy.ndarray, or None
+        Repeated trials only: per metric, per cell, the trials counting in the
+        metric's numerator (for violations: trials answered).
     """
 
     versions: list[str]
@@ -74,6 +81,8 @@ class Grid:
     cited_match: np.ndarray
     n_missed: np.ndarray
     missed_keywords: pa.Array
+    trials: np.ndarray | None = None
+    passes: dict[str, np.ndarray] | None = None
 
     @property
     def present(self) -> np.ndarray:
@@ -93,14 +102,20 @@ class Grid:
 
 
 def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
-    """Score every (version, golden item) cell into a :class:`Grid`, no DataFrame built."""
-    golden, results = data.golden_columns, data.result_columns
+    """Score every (version, golden item) cell into a :class:`Grid`, no DataFrame built.
+
+    With repeated trials (``data.trials``) and some cell holding more than
+    one, the cells hold the first trial's outcomes and every trial is scored
+    too (:attr:`Grid.trials`, :attr:`Grid.passes`); otherwise the grid is
+    exactly the one-result-per-cell grid.
+    """
+    golden = data.golden_columns
     versions = list(versions)
     join = data.join
     n_items, n_versions = len(golden), len(versions)
 
     # Join results onto the grid by position: row_of[v, i] is the results row
-    # for version v and golden item i, or -1.
+    # for version v and golden item i (its first trial), or -1.
     position: dict[str, int] = {}
     for k, label in enumerate(versions):
         position.setdefault(label, k)
@@ -108,9 +123,98 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int64)
     v_code = lookup[join.version]
     keep = (v_code >= 0) & (join.item >= 0)
+    repeated = join.trial is not None and bool((join.trial[keep] > 0).any())
+    first = keep & (join.trial == 0) if repeated else keep
     row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
-    row_of[v_code[keep], join.item[keep]] = np.flatnonzero(keep)
-    del v_code, keep
+    row_of[v_code[first], join.item[first]] = np.flatnonzero(first)
+    grid = _score_cells(data, versions, row_of)
+    if not repeated:
+        return grid
+    rows = np.flatnonzero(keep)
+    cells = v_code[rows] * n_items + join.item[rows]
+    trials, passes = _score_trials(data, rows, cells, n_versions * n_items)
+    return Grid(
+        grid.versions,
+        grid.row_of,
+        grid.is_answer,
+        grid.refused,
+        grid.cited_match,
+        grid.n_missed,
+        grid.missed_keywords,
+        trials,
+        passes,
+    )
+
+
+def _score_trials(
+    data: EvalInput, rows: np.ndarray, cells: np.ndarray, n_cells: int
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Per cell, the number of trials and, per metric, the trials that pass.
+
+    Every result row of a scored (version, item) cell is scored on its own
+    (``rows``, with its grid cell in ``cells``); the per-row outcomes are
+    then counted per cell with ``bincount``.
+    """
+    golden, results = data.golden_columns, data.result_columns
+    n_items = len(golden)
+    item = cells % n_items
+    is_answer = golden.is_answer[item]
+    answered = ~results.refused[rows]
+
+    cited_match = np.zeros(len(rows), dtype=bool)
+    wanted = np.flatnonzero(is_answer & answered)
+    if len(wanted):
+        cited, required = results.cited, golden.required_source
+        if cited.type != required.type:
+            cited, required = large_strings(cited), large_strings(required)
+        cited_match[wanted] = _bools(
+            pc.equal(
+                pc.take(cited, pa.array(rows[wanted])),
+                pc.take(required, pa.array(item[wanted])),
+            )
+        )
+    complete = _keywords_complete(data, rows[wanted], item[wanted])
+    correct = np.zeros(len(rows), dtype=bool)
+    correct[wanted] = complete
+    flags = {
+        "correctness": correct,
+        "citation": cited_match,
+        "refusal": ~answered & ~is_answer,
+        "violations": answered & ~is_answer,
+    }
+    passes = {
+        metric: np.bincount(cells[flag], minlength=n_cells).astype(np.int64)
+        for metric, flag in flags.items()
+    }
+    return np.bincount(cells, minlength=n_cells).astype(np.int64), passes
+
+
+def _keywords_complete(data: EvalInput, rows: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Per (result row, golden item) pair: the answer contains every keyword of the item."""
+    answers = data.result_columns.answer
+    keywords = data.golden_columns.keywords
+    kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
+    per_item = np.asarray(
+        pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False), np.int64
+    )
+    start = np.searchsorted(kw_item, np.arange(len(per_item)))[items]
+    n_kw = per_item[items]
+    # Every row's keywords, pair after pair: row e pairs with its item's keywords.
+    pair_row = np.repeat(np.arange(len(rows)), n_kw)
+    first_pair = np.cumsum(n_kw) - n_kw
+    pair_kw = (np.repeat(start - first_pair, n_kw) + np.arange(len(pair_row))).astype(np.int32)
+    kw_text = pc.list_flatten(keywords)
+    found = kernels.contains_casefold(
+        answers, rows[pair_row].astype(kernels.index_type(len(answers))), kw_text, pair_kw
+    )
+    missed = np.bincount(pair_row[~found], minlength=len(rows))
+    return missed == 0
+
+
+def _score_cells(data: EvalInput, versions: list[str], row_of: np.ndarray) -> Grid:
+    """The :class:`Grid` of the results placed on the grid by ``row_of``."""
+    golden, results = data.golden_columns, data.result_columns
+    n_versions, n_items = row_of.shape
     rows = row_of.ravel()
     present = rows >= 0
     is_answer = np.tile(golden.is_answer, n_versions)
@@ -170,6 +274,11 @@ def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.Da
           ANSWER items.
         - ``answer`` (str): the answer text; NA when missing.
         - ``line`` (Int64): the result's input line; NA when missing.
+
+        With repeated trials each row shows the first trial only (the rates
+        of every trial are in :attr:`buddy_eval.Evaluation.counts` and
+        ``.metrics``; :attr:`buddy_eval.Evaluation.items` adds the trial
+        counts).
     """
     versions = list(data.versions if versions is None else versions)
     return items_frame(data, score_grid(data, versions))
@@ -278,14 +387,24 @@ class Counts:
     versions : tuple of str
         The versions counted, in order.
     numerator, denominator, missing : numpy.ndarray
-        Shape ``(n_versions, len(METRICS))``, int64, metrics in :data:`METRICS`
-        order (see :func:`score_versions` for what each counts).
+        Shape ``(n_versions, len(METRICS))``, int64 (object, Python ints, in
+        the rare case a scaled trial count would not fit), metrics in
+        :data:`METRICS` order (see :func:`score_versions` for what each counts).
+    scale : numpy.ndarray or None
+        Repeated trials only (None otherwise, meaning 1): same shape; a rate
+        is ``numerator / (denominator * scale)``. ``scale`` is the least
+        common multiple of the version's trial counts over the items of the
+        metric's type, and ``numerator`` the sum over those items of
+        ``passing trials * scale / trials``: the mean over items of each
+        item's fraction of passing trials, exactly. Violations are never
+        scaled (1): REFUSE items answered in at least one trial.
     """
 
     versions: tuple[str, ...]
     numerator: np.ndarray
     denominator: np.ndarray
     missing: np.ndarray
+    scale: np.ndarray | None = None
 
     def values(self, version: str) -> dict[str, Fraction | int | None]:
         """One version's metrics: a Fraction per rate (None when not measured), violations.
@@ -302,6 +421,8 @@ class Counts:
             )
         row = self.versions.index(version)
         num, den = self.numerator[row].tolist(), self.denominator[row].tolist()
+        if self.scale is not None:
+            den = [d * s for d, s in zip(den, self.scale[row].tolist(), strict=True)]
         values: dict[str, Fraction | int | None] = {
             m: Fraction(num[k], den[k]) if den[k] else None for k, m in enumerate(RATE_METRICS)
         }
@@ -309,15 +430,31 @@ class Counts:
         return values
 
     def to_frame(self) -> pd.DataFrame:
-        """The :func:`score_versions` DataFrame."""
+        """The :func:`score_versions` DataFrame.
+
+        With repeated trials (:attr:`scale` set) ``numerator`` and
+        ``denominator`` are both multiplied by the scale, so that
+        ``numerator / denominator`` is still the exact rate, and a column
+        ``scale`` (int64, or object past int64) gives the factor: the
+        ``denominator`` counts ``scale`` per item.
+        """
         import pandas as pd
 
         n_versions = len(self.versions)
         # (version, metric) rows ordered by version, then metric.
         numerator, denominator = self.numerator.ravel(), self.denominator.ravel()
         measured = denominator > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = numerator / np.where(measured, denominator, np.nan)
+        if self.scale is None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                value = numerator / np.where(measured, denominator, np.nan)
+        else:
+            value = np.array(
+                [
+                    float(Fraction(int(n), int(d) * int(s))) if d else np.nan
+                    for n, d, s in zip(numerator, denominator, self.scale.ravel(), strict=True)
+                ]
+            )
+            denominator = denominator.astype(self.scale.dtype) * self.scale.ravel()
         return pd.DataFrame(
             {
                 "version": pd.Categorical.from_codes(
@@ -333,6 +470,7 @@ class Counts:
                 "measured": measured,
                 "missing": self.missing.ravel(),
             }
+            | ({} if self.scale is None else {"scale": self.scale.ravel()})
         )
 
 
@@ -355,7 +493,59 @@ def grid_counts(grid: Grid) -> Counts:
     def count(mask: np.ndarray) -> np.ndarray:
         return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
 
-    return _counts(grid.versions, count, grid.flags(), grid.is_answer, ~grid.present)
+    if grid.trials is None:
+        return _counts(grid.versions, count, grid.flags(), grid.is_answer, ~grid.present)
+    return _trial_counts(grid, count)
+
+
+_INT64_SAFE = 2**62
+
+
+def _trial_counts(grid: Grid, count) -> Counts:
+    """:class:`Counts` of a grid with repeated trials (see :attr:`Counts.scale`).
+
+    Per (version, metric) the cells are grouped by their trial count (a few
+    distinct values): the exact rate is the sum over the groups of
+    ``passing trials / trials``, brought to the least common multiple.
+    """
+    n_versions, n_items = grid.row_of.shape
+    trials, passes = grid.trials, grid.passes
+    missing = trials == 0
+    version = np.repeat(np.arange(n_versions), n_items)
+    span = int(trials.max(initial=0)) + 1
+    numerator, denominator, missed, scale = [], [], [], []
+    for metric in METRICS:
+        applies = grid.is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~grid.is_answer
+        denominator.append(count(applies))
+        missed.append(count(applies & missing))
+        if metric == "violations":
+            numerator.append(count(applies & (passes[metric] > 0)).tolist())
+            scale.append([1] * n_versions)
+            continue
+        tried = applies & ~missing
+        # Distinct (version, trial count) pairs, and the passing trials of each.
+        key = version[tried] * span + trials[tried]
+        if n_versions * span <= 4 * len(key) + 1024:
+            groups = np.flatnonzero(np.bincount(key, minlength=n_versions * span))
+            group_of = np.searchsorted(groups, key)
+        else:
+            groups, group_of = np.unique(key, return_inverse=True)
+        # Float sums of whole numbers: exact below 2**53 passing trials.
+        sums = np.bincount(group_of, weights=passes[metric][tried], minlength=len(groups))
+        pairs = [divmod(g, span) for g in groups.tolist()]
+        nums, scales = [0] * n_versions, [1] * n_versions
+        for v, n in pairs:
+            scales[v] = math.lcm(scales[v], n)
+        for (v, n), total in zip(pairs, sums.tolist(), strict=True):
+            nums[v] += round(total) * (scales[v] // n)
+        numerator.append(nums)
+        scale.append(scales)
+    stack = [np.stack(x, axis=1).astype(np.int64) for x in (denominator, missed)]
+    num = np.array(numerator, dtype=object).T
+    sc = np.array(scale, dtype=object).T
+    big = any(abs(x) >= _INT64_SAFE for x in num.ravel().tolist() + sc.ravel().tolist())
+    dtype = object if big else np.int64
+    return Counts(tuple(grid.versions), num.astype(dtype), *stack[:1], stack[1], sc.astype(dtype))
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:
@@ -378,6 +568,10 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
         - ``measured`` (bool): denominator > 0.
         - ``missing`` (int64): golden items of the metric's type with no
           result line for the version.
+
+        It counts the rows it is given, one per (version, item): with
+        repeated trials, :func:`score_items` rows are first trials only; use
+        :attr:`buddy_eval.Evaluation.metrics` for rates over every trial.
     """
     import pandas as pd
 

@@ -200,12 +200,52 @@ def _result_fields(fields: Mapping) -> _ResultFields:
     )
 
 
-def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden: int, source, unit):
+def _trial_numbers(keys: np.ndarray, valid: np.ndarray, order: np.ndarray | None):
+    """Per row, its 0-based trial number within its key, and the repeated (key, order) rows.
+
+    Rows of one key are numbered by ``order`` (then by position); without
+    ``order``, by position. A row whose (key, order) pair was given by an
+    earlier row is flagged, as a duplicate trial.
+    """
+    n = len(keys)
+    keys = np.where(valid, keys, -1)
+    by = np.arange(n) if order is None else order
+    # Stable: rows of one key stay in input order (then by ``order``).
+    sort = np.argsort(keys, kind="stable") if order is None else np.lexsort((by, keys))
+    sorted_keys = keys[sort]
+    start = np.ones(n, bool)
+    start[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    first = np.maximum.accumulate(np.where(start, np.arange(n), 0))
+    trial = np.empty(n, np.int64)
+    trial[sort] = np.arange(n) - first
+    duplicate = np.zeros(n, bool)
+    if order is not None and n > 1:
+        sorted_by = by[sort]
+        repeat = np.zeros(n, bool)
+        repeat[1:] = ~start[1:] & (sorted_by[1:] == sorted_by[:-1])
+        duplicate[sort] = repeat
+    return trial, duplicate & valid
+
+
+def _check_results(
+    r: _ResultFields,
+    ids: pa.Array,
+    codes: np.ndarray,
+    n_golden: int,
+    source,
+    unit,
+    trials: bool = False,
+    trial_order: np.ndarray | None = None,
+):
     lines, bad_flag, labels, v_codes = r.line, r.bad_flag, r.labels, r.version_code
     no_version, no_id = v_codes < 0, codes < 0
     n_codes = int(codes.max(initial=-1)) + 1
     keys = v_codes * n_codes + codes
-    duplicate = kernels.seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
+    trial = None
+    if trials:
+        trial, duplicate = _trial_numbers(keys, ~(no_version | no_id), trial_order)
+    else:
+        duplicate = kernels.seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
 
     position = _first(no_version | no_id | bad_flag | duplicate)
     if position is not None:
@@ -216,6 +256,18 @@ def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden:
         if bad_flag[position]:
             got = r.refused_flag[position].as_py()
             _fail(f"refused flag must be Y or N, got {quoted(got)}", lines, position, source, unit)
+        if trials:
+            same = (keys == keys[position]) & (trial_order == trial_order[position])
+            first = lines[_first(same)]
+            _fail(
+                f"duplicate trial {quoted(str(trial_order[position]))} for version "
+                f"{quoted(r.version[position].as_py())} and id {quoted(ids[position].as_py())} "
+                f"(first given on {unit} {first})",
+                lines,
+                position,
+                source,
+                unit,
+            )
         first = lines[_first(keys == keys[position])]
         _fail(
             f"duplicate result for version {quoted(r.version[position].as_py())} and id "
@@ -236,7 +288,7 @@ def _check_results(r: _ResultFields, ids: pa.Array, codes: np.ndarray, n_golden:
     )
     # After a valid golden section, golden row i has code i: the join is the code itself.
     item = np.where(codes < n_golden, codes, -1)
-    return columns, JoinCodes(labels, v_codes, item)
+    return columns, JoinCodes(labels, v_codes, item, trial)
 
 
 def check_input(
@@ -245,6 +297,8 @@ def check_input(
     *,
     sources: tuple[str, str],
     unit: str = "line",
+    trials: bool = False,
+    trial_order: np.ndarray | None = None,
 ) -> tuple[GoldenColumns, ResultColumns, JoinCodes]:
     """Validate golden and result fields; the typed columns and the join codes.
 
@@ -261,13 +315,22 @@ def check_input(
         Names of the golden and the results input, used in messages.
     unit : {"line", "row"}
         What the numbers in ``line`` count.
+    trials : bool
+        Repeated trials: several results for one (version, id) are allowed,
+        each one trial (numbered in ``codes.trial``). Otherwise a repeated
+        (version, id) is an error.
+    trial_order : numpy.ndarray, optional
+        With ``trials``: per result row, a number ordering the trials of its
+        (version, id); two rows with the same (version, id, number) are an
+        error. Default: input order, no such check.
 
     Returns
     -------
     golden : GoldenColumns
     results : ResultColumns
     codes : JoinCodes
-        Version and golden-row codes of every result row.
+        Version and golden-row codes of every result row (and trial
+        numbers, with ``trials``).
 
     Raises
     ------
@@ -291,6 +354,13 @@ def check_input(
     golden_columns = _check_golden(golden_fields, golden_ids, codes[:n_golden], sources[0], unit)
     del golden_fields
     results_columns, join = _check_results(
-        result_fields, result_ids, codes[n_golden:], n_golden, sources[1], unit
+        result_fields,
+        result_ids,
+        codes[n_golden:],
+        n_golden,
+        sources[1],
+        unit,
+        trials,
+        trial_order,
     )
     return golden_columns, results_columns, join

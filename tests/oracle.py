@@ -33,8 +33,12 @@ def _half_up(value: Fraction | None) -> str:
     return f"{hundredths // 100}.{hundredths % 100:02d}"
 
 
-def parse(data: bytes):
-    """Return (thresholds, golden, results, results_line) or raise OracleError."""
+def parse(data: bytes, trials: bool = False):
+    """Return (thresholds, golden, results, results_line) or raise OracleError.
+
+    ``results`` maps (version, id) to one result; with ``trials``, to the list
+    of its trials in file order.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -93,10 +97,51 @@ def parse(data: bytes):
         answer = parts[4] if len(parts) > 4 else ""
         if flag not in ("Y", "y", "N", "n"):
             raise OracleError(number, "bad flag")
+        result = (None if cited == "-" else cited, flag in "Yy", answer)
+        if trials:
+            results.setdefault((version, item_id), []).append(result)
+            continue
         if (version, item_id) in results:
             raise OracleError(number, "duplicate result")
-        results[(version, item_id)] = (None if cited == "-" else cited, flag in "Yy", answer)
+        results[(version, item_id)] = result
     return thresholds, golden, results, results_line
+
+
+def score_trials(golden, results, version):
+    """Exact metrics of one version when ``results`` holds lists of trials.
+
+    A rate is the mean over the items of its type of the fraction of the
+    item's trials that pass (no trial: 0); violations are REFUSE items
+    answered in at least one trial.
+    """
+    n_answer = n_refuse = violations = 0
+    correct = cited_ok = refused_ok = Fraction(0)
+    for item_id, (kind, source, keywords) in golden.items():
+        tried = results.get((version, item_id), [])
+        if kind == "ANSWER":
+            n_answer += 1
+            good = cites = 0
+            for cited, refused, answer in tried:
+                if refused:
+                    continue
+                folded = _fold(answer)
+                good += all(_fold(k) in folded for k in keywords)
+                cites += cited == source
+            if tried:
+                correct += Fraction(good, len(tried))
+                cited_ok += Fraction(cites, len(tried))
+        else:
+            n_refuse += 1
+            refusals = sum(1 for _, refused, _ in tried if refused)
+            if tried:
+                refused_ok += Fraction(refusals, len(tried))
+            violations += refusals < len(tried)
+    return {
+        "correctness": correct / n_answer if n_answer else None,
+        "citation": cited_ok / n_answer if n_answer else None,
+        "refusal": refused_ok / n_refuse if n_refuse else None,
+        "violations": violations,
+    }
 
 
 def score(golden, results, version):
@@ -143,17 +188,23 @@ def reasons(thresholds, old, new):
     return out
 
 
-def run(data: bytes, baseline: str = "OLD", candidate: str = "NEW") -> tuple[str, int]:
-    """(stdout, exit status) of the gate; stdout empty and status 2 on input errors."""
+def run(
+    data: bytes, baseline: str = "OLD", candidate: str = "NEW", trials: bool = False
+) -> tuple[str, int]:
+    """(stdout, exit status) of the gate; stdout empty and status 2 on input errors.
+
+    ``trials`` is ``buddy-eval --trials``: repeated results are trials.
+    """
     try:
-        thresholds, golden, results, _ = parse(data)
+        thresholds, golden, results, _ = parse(data, trials)
     except OracleError:
         return "", 2
     versions = {v for v, _ in results}
     if baseline not in versions or candidate not in versions:
         return "", 2
-    old = score(golden, results, baseline)
-    new = score(golden, results, candidate)
+    scorer = score_trials if trials else score
+    old = scorer(golden, results, baseline)
+    new = scorer(golden, results, candidate)
     lines = []
     for label, values in ((baseline, old), (candidate, new)):
         figures = " ".join(f"{m} {_half_up(values[m])}" for m in METRICS)

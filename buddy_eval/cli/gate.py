@@ -61,6 +61,7 @@ examples:
   buddy-eval data/sample_release.txt
   buddy-eval --baseline v1.3 --candidate v1.4 results.txt
   buddy-eval --details data/sample_release.txt
+  buddy-eval --trials data/sample_trials.txt
   buddy-eval --format json data/sample_release.txt > report.json
   cat results.txt | buddy-eval -
 """
@@ -76,6 +77,14 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("input", metavar="INPUT", help="input file, or - for standard input")
     add_label_arguments(parser)
+    parser.add_argument(
+        "--trials",
+        action="store_true",
+        help="repeated trials: several result lines for one (version, id) are trials of the "
+        "item, in file order; a rate is the mean over items of the fraction of each item's "
+        "trials that pass, violations count REFUSE items answered in at least one trial "
+        "(without it a repeated (version, id) is an input error)",
+    )
     parser.add_argument(
         "--details",
         action="store_true",
@@ -185,7 +194,9 @@ def run(argv: list[str], lean: bool = False) -> int:
         # pyarrow remembers that pandas was missing.
         plain = args.format == "text" and not args.details and args.rule == "exact"
         with _without_pandas(lean and plain):
-            evaluation = evaluate(args.input, args.baseline, args.candidate, settings)
+            evaluation = evaluate(
+                args.input, args.baseline, args.candidate, settings, trials=args.trials
+            )
             text = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":
