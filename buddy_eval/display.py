@@ -1,37 +1,61 @@
-"""What an evaluation looks like in Jupyter: summary tables and the rich HTML repr.
+"""What an evaluation looks like in Jupyter: summary tables, the rich HTML repr, the report text.
 
-Everything here is plain pandas and :mod:`html`; nothing imports matplotlib.
-:func:`evaluation_html` is what :meth:`Evaluation._repr_html_` returns, so an
-``evaluate(load(path))`` as a cell's last line shows the verdict, the metrics
-table with thresholds, and the counts of missing and flipped items.
+Every count and item id shown here comes from the one paired core,
+:attr:`Evaluation.paired <buddy_eval.Evaluation.paired>` and
+:meth:`Evaluation.item_changes <buddy_eval.Evaluation.item_changes>`: an item
+with no result in the baseline or the candidate is ``missing``, never
+``fixed`` or ``regressed``, here as in ``--details`` and the JSON report.
+
+Everything here is plain pandas and :mod:`html`; nothing imports matplotlib,
+and pandas itself is imported on first use, so :class:`Report` (the text of
+``be.report()``) costs no pandas import. :func:`evaluation_html` is what
+:meth:`Evaluation._repr_html_` returns.
 
 Every piece of user text (version labels, item ids, sources, answers, the
 input's name) is escaped with :func:`html.escape` or by
 ``DataFrame.to_html(escape=True)``: an answer holding ``<script>`` shows as
-text, never as markup.
+text, never as markup. HTML fragments carry the ``tex2jax_ignore`` and
+``mathjax_ignore`` classes, so a notebook front end that typesets ``$...$``
+leaves ids and answers such as ``$x$`` as they are.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from html import escape
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .formatting import format_fraction
-from .scoring import RATE_METRICS
+from .vocabulary import CHANGES, ITEM_TYPES, METRICS
 
-__all__ = ["FLIP_CHECKS", "evaluation_html", "flipped_items", "metrics_table"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
-#: The per-item column behind each rate metric.
-FLIP_CHECKS = {"correctness": "correct", "citation": "cited_ok", "refusal": "refused_ok"}
+__all__ = [
+    "Collapsible",
+    "Report",
+    "collapsible",
+    "evaluation_html",
+    "flipped_items",
+    "format_metrics_table",
+    "metrics_table",
+    "plural",
+]
 
 MAX_LISTED_IDS = 10
+
+#: CSS classes telling MathJax (classic notebook, JupyterLab) to leave a fragment alone.
+NO_MATH = "tex2jax_ignore mathjax_ignore"
 
 _VERDICT_STYLE = {
     True: "background:#e6f4ea;border-left:4px solid #1b7f3b;",
     False: "background:#fdecea;border-left:4px solid #b3261e;",
 }
+
+#: The changes :func:`flipped_items` lists, in row order (names from the vocabulary).
+_FLIPS = ("regressed", "fixed")
+_MISSING = "missing"
+assert set(_FLIPS) | {_MISSING} <= set(CHANGES)
 
 _FLIP_COLUMNS = [
     "metric",
@@ -45,85 +69,177 @@ _FLIP_COLUMNS = [
     "candidate_answer",
 ]
 
+_COUNT_COLUMNS = [
+    "baseline_count",
+    "candidate_count",
+    "items",
+    "baseline_missing",
+    "candidate_missing",
+]
+_RATE_COLUMNS = ["baseline_rate", "candidate_rate", "threshold"]
+METRICS_TABLE_COLUMNS = [*_COUNT_COLUMNS, *_RATE_COLUMNS, "status"]
 
-def flipped_items(evaluation) -> pd.DataFrame:
-    """Items whose outcome differs between the baseline and the candidate, per metric.
 
-    A golden item with no result line counts as failed, as in the metrics, so
-    for every metric ``candidate numerator - baseline numerator = fixed -
-    regressed``.
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 item``, ``2 items``: a count and the word agreeing with it.
+
+    >>> plural(1, "paired item"), plural(2, "paired item"), plural(0, "match", "matches")
+    ('1 paired item', '2 paired items', '0 matches')
+    """
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+class Report(str):
+    """The canonical three lines (baseline, candidate, verdict) as a ``str``.
+
+    It is a plain string everywhere (compare it, print it, write it), and in
+    Jupyter it shows as the three lines rather than a quoted repr
+    (``_repr_pretty_``), or as a preformatted block whose verdict line is
+    green for ``RELEASE`` and red for ``BLOCK`` (``_repr_html_``, escaped).
+    """
+
+    __slots__ = ()
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        lines = str(self).split("\n")
+        verdict = lines[-1]
+        release = verdict == "RELEASE"
+        head = "".join(f"{escape(line)}\n" for line in lines[:-1])
+        style = _VERDICT_STYLE[release] if release or verdict.startswith("BLOCK") else ""
+        return (
+            f'<pre class="buddy-eval-report {NO_MATH}">{head}'
+            f'<span style="{style}padding:0 4px;font-weight:bold;">{escape(verdict)}</span></pre>'
+        )
+
+
+class Collapsible:
+    """A whole table in a closed HTML ``<details>`` section, for notebooks and the report.
+
+    Shows every row (no ``display.max_rows`` cut) without scripts: the reader
+    opens the section to see it. The plain-text repr is the summary line and
+    the row count, so a notebook's text output stays short.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+    title : str
+    open : bool
+    """
+
+    def __init__(self, frame: pd.DataFrame, title: str, *, open: bool = False, index=False):  # noqa: A002
+        self.frame = frame
+        self.title = title
+        self.open = open
+        self.index = index
+
+    @property
+    def summary(self) -> str:
+        return f"{self.title} ({plural(len(self.frame), 'row')})"
+
+    def _repr_html_(self) -> str:
+        table = self.frame.to_html(
+            escape=True,
+            border=0,
+            index=self.index,
+            na_rep="<NA>",
+            max_rows=None,
+            max_cols=None,
+            notebook=False,
+        )
+        return (
+            f'<details class="buddy-eval-details {NO_MATH}"{" open" if self.open else ""}>'
+            f"<summary>{escape(self.summary)}</summary>"
+            f'<div class="buddy-eval-table">{table}</div></details>'
+        )
+
+    def __repr__(self) -> str:
+        return self.summary
+
+
+def collapsible(frame: pd.DataFrame, title: str, *, open: bool = False, index: bool = False):  # noqa: A002
+    """Wrap ``frame`` in a :class:`Collapsible` (every row, in a ``<details>`` section)."""
+    return Collapsible(frame, title, open=open, index=index)
+
+
+def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
+    """The items that changed between the baseline and the candidate, with both answers.
+
+    A view of :meth:`Evaluation.item_changes <buddy_eval.Evaluation.item_changes>`:
+    its ``fixed`` and ``regressed`` rows, joined with each version's cited
+    source and answer. An item with no result in either version is
+    ``missing`` there and is **not** listed here by default (it never flipped:
+    there is nothing to compare); ``include_missing=True`` adds those rows too,
+    after the flipped ones. The counts are therefore exactly those of
+    ``evaluation.paired[metric].table`` (``fixed``, ``regressed``) and
+    ``.ids``.
 
     Parameters
     ----------
     evaluation : Evaluation
         The result of :func:`buddy_eval.evaluate`.
+    include_missing : bool
+        Also list the ``missing`` items (default False).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (metric, flipped item), ordered by metric
-        (correctness, citation, refusal), then ``regressed`` before ``fixed``,
-        then golden order:
+        One row per (metric, item), ordered by metric (correctness, citation,
+        refusal), then ``regressed``, ``fixed`` (and ``missing``), then golden
+        order:
 
         - ``metric`` (category): correctness, citation or refusal.
-        - ``change`` (category): ``regressed`` (passed in the baseline, fails
-          in the candidate) or ``fixed`` (the reverse).
-        - ``item_id``, ``item_type``, ``required_source``.
+        - ``change`` (category, the labels of :func:`buddy_eval.item_changes`).
+        - ``item_id``, ``item_type`` (category), ``required_source`` (str).
         - ``baseline_cited``, ``candidate_cited`` (str): the cited sources.
         - ``baseline_answer``, ``candidate_answer`` (str): the answer texts,
-          NA where a version has no result line.
+          ``<NA>`` where a version has no result line.
     """
+    import numpy as np
+    import pandas as pd
+
+    wanted = [*_FLIPS, _MISSING] if include_missing else list(_FLIPS)
+    changes = evaluation.item_changes()
+    changes = changes[changes["change"].isin(wanted)]
+    rank = changes["change"].astype(str).map(wanted.index).to_numpy()
+    order = np.lexsort((np.arange(len(changes)), rank, changes["metric"].cat.codes.to_numpy()))
+    changes = changes.iloc[order].reset_index(drop=True)
+    ids = changes["item_id"]
+
     items = evaluation.compared_items()
-    base = items[items["version"] == evaluation.baseline].reset_index(drop=True)
-    cand = items[items["version"] == evaluation.candidate].reset_index(drop=True)
-    frames = []
-    for metric, column in FLIP_CHECKS.items():
-        applies = base[column].notna().to_numpy(dtype=bool)
-        before = base[column].fillna(False).to_numpy(dtype=bool)
-        after = cand[column].fillna(False).to_numpy(dtype=bool)
-        for change, mask in (("regressed", before & ~after), ("fixed", ~before & after)):
-            rows = applies & mask
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "metric": metric,
-                        "change": change,
-                        "item_id": base["item_id"][rows],
-                        "item_type": base["item_type"][rows].astype(str),
-                        "required_source": base["required_source"][rows],
-                        "baseline_cited": base["cited"][rows],
-                        "candidate_cited": cand["cited"][rows],
-                        "baseline_answer": base["answer"][rows],
-                        "candidate_answer": cand["answer"][rows],
-                    },
-                    columns=_FLIP_COLUMNS,
-                )
-            )
-    out = pd.concat(frames, ignore_index=True)
-    out = out.astype(
+
+    def side(version: str, column: str) -> np.ndarray:
+        rows = items[items["version"] == version].set_index("item_id")[column]
+        return rows.reindex(ids).to_numpy()
+
+    base, cand = evaluation.baseline, evaluation.candidate
+    out = pd.DataFrame(
         {
-            "metric": pd.CategoricalDtype(list(RATE_METRICS)),
-            "change": pd.CategoricalDtype(["regressed", "fixed"]),
-            "item_type": pd.CategoricalDtype(["ANSWER", "REFUSE"]),
-        }
+            "metric": changes["metric"],
+            "change": changes["change"],
+            "item_id": ids,
+            "item_type": pd.Categorical(side(base, "item_type"), categories=list(ITEM_TYPES)),
+            "required_source": side(base, "required_source"),
+            "baseline_cited": side(base, "cited"),
+            "candidate_cited": side(cand, "cited"),
+            "baseline_answer": side(base, "answer"),
+            "candidate_answer": side(cand, "answer"),
+        },
+        columns=_FLIP_COLUMNS,
     )
-    for column in _FLIP_COLUMNS[2:]:
-        if column != "item_type":
-            out[column] = out[column].astype("str")
+    for column in ("item_id", "required_source", *_FLIP_COLUMNS[5:]):
+        out[column] = out[column].astype("str")
     return out
 
 
-def _rate_text(numerator: int, denominator: int) -> str:
-    if denominator == 0:
-        return "n/a"
-    return f"{format_fraction(Fraction(numerator, denominator))} ({numerator}/{denominator})"
-
-
 def metrics_table(evaluation) -> pd.DataFrame:
-    """The metrics of both versions beside the thresholds, as display text.
+    """Both versions' metrics beside the thresholds, as typed numbers.
 
-    Figures are rounded exactly as in the canonical report (two decimals,
-    half up) and followed by the exact count, e.g. ``0.84 (27/32)``.
+    Every figure comes from :attr:`Evaluation.paired
+    <buddy_eval.Evaluation.paired>`; the one missing marker is ``<NA>``
+    (never NaN). :func:`format_metrics_table` gives the rounded display view.
 
     Parameters
     ----------
@@ -132,60 +248,153 @@ def metrics_table(evaluation) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by metric (correctness, citation, refusal, violations), with
-        the columns ``"<baseline> (baseline)"``, ``"<candidate> (candidate)"``,
-        ``threshold`` and ``status`` (the candidate's blocking reasons for
-        that metric, ``ok``, or ``not measured``).
+        Indexed by ``metric`` (correctness, citation, refusal, violations);
+        ``attrs`` holds the ``baseline`` and ``candidate`` labels. Columns:
+
+        - ``baseline_count``, ``candidate_count`` (int64): exact counts. For a
+          rate, the items that pass (a missing result fails); for
+          ``violations``, the REFUSE items answered.
+        - ``items`` (int64): golden items of the metric's type (the rate's
+          denominator).
+        - ``baseline_missing``, ``candidate_missing`` (int64): those items
+          with no result in that version.
+        - ``baseline_rate``, ``candidate_rate`` (Float64): ``count / items``;
+          ``<NA>`` when not measured (no item of the type) and on the
+          ``violations`` row (a count, not a rate).
+        - ``threshold`` (Float64): the candidate's minimum rate; ``<NA>`` on
+          the ``violations`` row, whose rule is "no violation at all".
+        - ``status`` (str): what blocks the release on that metric
+          (``below threshold``, ``regression``, both joined by ``; ``, or
+          ``integrity violations``), else ``ok``, or ``not measured``.
     """
-    metrics = evaluation.metrics.set_index(["version", "metric"])
+    import pandas as pd
+
+    paired = evaluation.paired
     reasons = set(evaluation.decision.reasons)
     thresholds = evaluation.thresholds
     rows = {}
-    for metric in (*RATE_METRICS, "violations"):
-        cells = []
-        for version in (evaluation.baseline, evaluation.candidate):
-            row = metrics.loc[(version, metric)]
-            num, den = int(row["numerator"]), int(row["denominator"])
-            cells.append(_rate_text(num, den) if metric != "violations" else str(num))
-        if metric == "violations":
-            threshold = "0"
-            status = "integrity violations" if "integrity violations" in reasons else "ok"
-        else:
-            threshold = format_fraction(thresholds[metric])
-            found = [
-                short
-                for reason, short in (
-                    (f"{metric} below threshold", "below threshold"),
-                    (f"regression in {metric}", "regression"),
-                )
-                if reason in reasons
-            ]
-            measured = bool(metrics.loc[(evaluation.candidate, metric), "measured"])
-            status = "; ".join(found) if found else ("ok" if measured else "not measured")
-        rows[metric] = [*cells, threshold, status]
-    columns = [
-        f"{evaluation.baseline} (baseline)",
-        f"{evaluation.candidate} (candidate)",
-        "threshold",
-        "status",
-    ]
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=columns)
-    table.index.name = "metric"
+    for m in paired.metrics:
+        b, c = m.baseline, m.candidate
+        found = [
+            short
+            for reason, short in (
+                (f"{m.metric} below threshold", "below threshold"),
+                (f"regression in {m.metric}", "regression"),
+            )
+            if reason in reasons
+        ]
+        status = "; ".join(found) if found else ("ok" if m.measured else "not measured")
+        rows[m.metric] = (
+            [b.passed, c.passed, b.items, b.missing, c.missing],
+            [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
+            status,
+        )
+    refusal = paired["refusal"]
+    vb, vc = paired.violations
+    rows["violations"] = (
+        [
+            vb.violations,
+            vc.violations,
+            refusal.baseline.items,
+            refusal.baseline.missing,
+            refusal.candidate.missing,
+        ],
+        [None, None, None],
+        "integrity violations" if "integrity violations" in reasons else "ok",
+    )
+    index = pd.Index(list(METRICS), name="metric")
+    data = {}
+    for k, column in enumerate(_COUNT_COLUMNS):
+        data[column] = pd.array([rows[m][0][k] for m in METRICS], dtype="int64")
+    for k, column in enumerate(_RATE_COLUMNS):
+        data[column] = pd.array([rows[m][1][k] for m in METRICS], dtype="Float64")
+    data["status"] = pd.array([rows[m][2] for m in METRICS], dtype="str")
+    table = pd.DataFrame(data, index=index, columns=METRICS_TABLE_COLUMNS)
+    table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate}
     return table
 
 
-def _id_list(ids: list[str]) -> str:
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _threshold_fraction(value: float) -> Fraction:
+    # thresholds are decimals: their shortest repr is the exact decimal read
+    return Fraction(repr(float(value)))
+
+
+def format_metrics_table(table) -> pd.DataFrame:
+    """:func:`metrics_table` as display text, rounded like the canonical report.
+
+    Parameters
+    ----------
+    table : Evaluation or pandas.DataFrame
+        An evaluation, or the result of :func:`metrics_table`.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Indexed by metric, with the columns ``"<baseline> (baseline)"``,
+        ``"<candidate> (candidate)"``, ``threshold`` and ``status``. A rate
+        reads ``0.84 (27/32)`` (two decimals, half up, from the exact counts),
+        ``n/a`` when not measured; violations are a count with the threshold
+        ``0``.
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        table = metrics_table(table)
+    cells = {}
+    for metric, row in table.iterrows():
+        items = int(row["items"])
+        texts = []
+        for side in ("baseline", "candidate"):
+            count = int(row[f"{side}_count"])
+            if metric == "violations":
+                texts.append(str(count))
+            elif items == 0:
+                texts.append("n/a")
+            else:
+                texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
+        threshold = row["threshold"]
+        texts.append("0" if pd.isna(threshold) else format_fraction(_threshold_fraction(threshold)))
+        texts.append(str(row["status"]))
+        cells[metric] = texts
+    columns = [
+        f"{table.attrs.get('baseline', 'baseline')} (baseline)",
+        f"{table.attrs.get('candidate', 'candidate')} (candidate)",
+        "threshold",
+        "status",
+    ]
+    out = pd.DataFrame.from_dict(cells, orient="index", columns=columns)
+    out.index.name = "metric"
+    return out
+
+
+def _id_list(ids) -> str:
+    ids = list(ids)
     shown = ", ".join(escape(i) for i in ids[:MAX_LISTED_IDS])
     more = len(ids) - MAX_LISTED_IDS
     return f"{shown}, and {more} more" if more > 0 else shown
+
+
+def missing_ids(evaluation) -> dict[str, list[str]]:
+    """Golden item ids with no result, per version label (baseline, candidate), golden order."""
+    changes = evaluation.item_changes()
+    out = {}
+    for side, version in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
+        ids = changes.loc[changes[f"{side}_pass"].isna(), "item_id"]
+        out[version] = list(dict.fromkeys(ids))
+    return out
 
 
 def evaluation_html(evaluation) -> str:
     """HTML summary of an evaluation for Jupyter's rich display.
 
     Shows the verdict, the metrics table with thresholds, the golden items with
-    no result line per version, and the number of items that flipped per
-    metric (fixed and regressed). All user text is escaped.
+    no result line per version, and per metric the items fixed, regressed and
+    missing (from :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`).
+    All user text is escaped.
 
     Parameters
     ----------
@@ -209,27 +418,29 @@ def evaluation_html(evaluation) -> str:
         f'<p style="{_VERDICT_STYLE[decision.release]}padding:4px 8px;">'
         f"<strong>{word}</strong>{': ' + escape(reasons) if reasons else ''}</p>"
     )
-    table = metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
+    table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
 
-    items = evaluation.compared_items()
     missing_parts = []
-    for version in (base, cand):
-        ids = items.loc[(items["version"] == version) & items["missing"], "item_id"].tolist()
+    for version, ids in missing_ids(evaluation).items():
         text = f"<code>{escape(version)}</code>: {len(ids)}"
         if ids:
             text += f" ({_id_list(ids)})"
         missing_parts.append(text)
     missing = "<li>Golden items with no result: " + "; ".join(missing_parts) + "</li>"
 
-    flips = flipped_items(evaluation)
-    counts = flips.groupby(["metric", "change"], observed=False).size()
-    flip_parts = [
-        f"{metric} {counts[(metric, 'fixed')]} fixed, {counts[(metric, 'regressed')]} regressed"
-        for metric in RATE_METRICS
-    ]
-    flipped = "<li>Items that flipped: " + "; ".join(flip_parts) + "</li>"
+    flip_parts = []
+    for m in evaluation.paired.metrics:
+        part = f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
+        if m.missing:
+            part += f", {m.missing} missing"
+        flip_parts.append(part)
+    flipped = (
+        "<li>Items that changed (missing: no result in a version, never paired): "
+        + "; ".join(flip_parts)
+        + "</li>"
+    )
     warnings = f"<li>Warnings: {len(evaluation.warnings)}</li>" if evaluation.warnings else ""
     return (
-        '<div class="buddy-eval-evaluation">'
+        f'<div class="buddy-eval-evaluation {NO_MATH}">'
         f"{head}{verdict}{table}<ul>{missing}{flipped}{warnings}</ul></div>"
     )

@@ -8,27 +8,45 @@ write it atomically (a temporary file in the output's directory, then
 :func:`os.replace`), so a failed run leaves no half-written report and an
 existing report untouched.
 
-The report hides the code cells (a release manager reads the verdict, the
-tables and the charts); ``--with-code`` keeps them. Answer text reaches the
-HTML only through escaped paths (DataFrame HTML, escaped text outputs,
+The report is one self-contained HTML file that requests nothing (no script,
+font or style sheet from anywhere; a Content-Security-Policy forbids it) and
+is byte-identical for the same input and options; see :func:`render_report`.
+It opens with a verdict banner and the input's name and SHA-256. It hides the
+code cells (a release manager reads the verdict, the tables and the charts);
+``--with-code`` keeps them. Answer text reaches the HTML only through escaped
+paths (DataFrame HTML, escaped text outputs,
 :func:`buddy_eval.display.evaluation_html`), so an answer holding
 ``<script>`` shows as text.
 
-The notebook kernel runs in the current directory, so INPUT is passed as
-given, relative paths included. The notebook itself is looked up beside the
-package (``<checkout>/notebooks``), which is where an editable install
-(``pip install -e .``) finds it; ``--notebook`` names another one.
+The notebook kernel runs in a temporary directory holding a copy of INPUT
+under its file name, so the report shows the name and never a directory. The
+notebook itself is looked up beside the package (``<checkout>/notebooks``),
+which is where an editable install (``pip install -e .``) finds it;
+``--notebook`` names another one.
 """
 
 from __future__ import annotations
 
-import os
+import copy
+import datetime
+import hashlib
+import io
 import subprocess
+import tempfile
+from html import escape
 from pathlib import Path
 
 from .errors import InputError
 
-__all__ = ["NOTEBOOK_NAME", "default_notebook", "render_report"]
+__all__ = [
+    "NOTEBOOK_NAME",
+    "clean_notebook",
+    "default_notebook",
+    "export_body",
+    "page",
+    "render_report",
+    "report_banner",
+]
 
 NOTEBOOK_NAME = "release_evaluation.ipynb"
 CELL_TIMEOUT = 600  # seconds; a hung kernel must not hang CI
@@ -69,20 +87,42 @@ def render_report(
     *,
     notebook: Path | None = None,
     with_code: bool = False,
+    date: str | datetime.date | None = None,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
+
+    The report is one self-contained, reproducible file:
+
+    - **Nothing is fetched.** No script at all (no require.js, MathJax or
+      mermaid), no external style sheet, font or image: charts are inline
+      ``data:`` PNGs, the style sheet is inline, and a Content-Security-Policy
+      ``<meta>`` forbids every other request. Ids and answers are text, so
+      ``$x$`` stays ``$x$``.
+    - **Byte-identical** for the same input bytes and options: the notebook
+      runs on a copy of the input in a temporary directory, under the file's
+      name only (no directory in any output), cell ids are renumbered, and
+      papermill's and nbconvert's metadata (timings, ids) are dropped.
+    - **A verdict banner first**: ``RELEASE`` (green) or ``BLOCK`` (red) with
+      its reasons, then the input file's name, the SHA-256 of its bytes, the
+      buddy-eval version and the labels compared, and ``date`` when given
+      (never the clock's).
+    - The notebook's cells tagged ``report-hide`` (notes for developers) are
+      left out, as are code cells (unless ``with_code``), their prompts,
+      cells with no output, and stderr output.
 
     Parameters
     ----------
     input_path : str
-        The input file, relative to the current directory or absolute; it is
-        injected as the notebook's ``input_path`` parameter unchanged.
+        The input file.
     baseline, candidate : str
         Version labels, injected as ``baseline`` and ``candidate``.
     notebook : pathlib.Path, optional
         The notebook to run, default :func:`default_notebook`.
     with_code : bool
         Keep the code cells (default: outputs and text only).
+    date : str or datetime.date, optional
+        Shown in the banner as given (a date: ISO format). None (the default)
+        shows no date, so the report depends on the input alone.
 
     Returns
     -------
@@ -92,8 +132,9 @@ def render_report(
     Raises
     ------
     InputError
-        When the notebook is missing, papermill or nbconvert is not installed,
-        or the notebook fails (the message names the cell and the error).
+        When the input cannot be read or is invalid, the notebook is missing,
+        papermill or nbconvert is not installed, or the notebook fails (the
+        message names the cell and the error).
     """
     notebook = default_notebook() if notebook is None else Path(notebook)
     if not notebook.is_file():
@@ -104,7 +145,7 @@ def render_report(
         )
     try:
         import papermill
-        from nbconvert import HTMLExporter
+        from nbconvert import HTMLExporter  # noqa: F401  (checked before the kernel starts)
     except ImportError as exc:
         raise InputError(
             f"the notebook report needs {exc.name}: pip install 'buddy-eval[notebook]'"
@@ -112,34 +153,183 @@ def render_report(
     from jupyter_client.kernelspec import NoSuchKernel
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+    from .evaluation import evaluate
+    from .loading import load
+
+    path = Path(input_path)
     try:
-        executed = papermill.execute_notebook(
-            str(notebook),
-            None,
-            parameters={"input_path": input_path, "baseline": baseline, "candidate": candidate},
-            cwd=os.getcwd(),
-            progress_bar=False,
-            log_output=False,
-            request_save_on_cell_execute=False,
-            execution_timeout=CELL_TIMEOUT,
-            kernel_manager_class=_quiet_kernel_manager(),
-        )
-    except papermill.PapermillExecutionError as exc:
+        content = path.read_bytes()
+    except OSError as exc:
         raise InputError(
-            f"the release notebook failed in cell {exc.exec_count}: "
-            f"{exc.ename}: {_one_line(exc.evalue)}",
-            source=str(notebook),
+            f"cannot read input file: {exc.strerror}", source=str(input_path)
         ) from None
-    except (CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError, OSError) as exc:
-        # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
-        raise InputError(
-            f"the release notebook could not run: {type(exc).__name__}: {_one_line(exc)}",
-            source=str(notebook),
-        ) from None
+    stream = io.BytesIO(content)
+    stream.name = str(input_path)  # errors name the file as the user gave it
+    evaluation = evaluate(load(stream), baseline, candidate)
+    name = path.name
+
+    with tempfile.TemporaryDirectory(prefix="buddy-eval-report-") as folder:
+        (Path(folder) / name).write_bytes(content)
+        try:
+            executed = papermill.execute_notebook(
+                str(notebook),
+                None,
+                parameters={"input_path": name, "baseline": baseline, "candidate": candidate},
+                cwd=folder,
+                progress_bar=False,
+                log_output=False,
+                request_save_on_cell_execute=False,
+                execution_timeout=CELL_TIMEOUT,
+                kernel_manager_class=_quiet_kernel_manager(),
+            )
+        except papermill.PapermillExecutionError as exc:
+            raise InputError(
+                f"the release notebook failed in cell {exc.exec_count}: "
+                f"{exc.ename}: {_one_line(exc.evalue)}",
+                source=str(notebook),
+            ) from None
+        except (CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError, OSError) as exc:
+            # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
+            raise InputError(
+                f"the release notebook could not run: {type(exc).__name__}: {_one_line(exc)}",
+                source=str(notebook),
+            ) from None
+    body = export_body(executed, with_code=with_code)
+    banner = report_banner(
+        evaluation,
+        name=name,
+        sha256=hashlib.sha256(content).hexdigest(),
+        date=date,
+    )
+    return page(
+        banner,
+        body,
+        title=f"{REPORT_TITLE}: {'RELEASE' if evaluation.release else 'BLOCK'}",
+        with_code=with_code,
+    )
+
+
+#: Cells with this tag are notes for whoever maintains the notebook: not in the report.
+HIDE_TAG = "report-hide"
+#: Tags papermill gives the parameter cells.
+_PARAMETER_TAGS = {"parameters", "injected-parameters"}
+
+
+def clean_notebook(nb, *, with_code: bool = False):
+    """The executed notebook as the report shows it, with nothing run-specific left.
+
+    Drops cells tagged :data:`HIDE_TAG`, stderr output, and (without code)
+    code cells that show nothing; numbers the remaining cells ``cell-1``,
+    ``cell-2``, ...; keeps only the ``tags`` of cell metadata and only
+    ``kernelspec`` and ``language_info`` of the notebook's.
+    """
+    nb = copy.deepcopy(nb)
+    cells = []
+    for cell in nb.cells:
+        tags = set(cell.metadata.get("tags", ()))
+        if HIDE_TAG in tags:
+            continue
+        if cell.cell_type == "code":
+            cell.outputs = [
+                o for o in cell.outputs if not (o.output_type == "stream" and o.name == "stderr")
+            ]
+            if not with_code and (not cell.outputs or tags & _PARAMETER_TAGS):
+                continue
+            cell.execution_count = None
+            for output in cell.outputs:
+                if "execution_count" in output:
+                    output.execution_count = None
+        cell.metadata = {"tags": sorted(tags)} if tags else {}
+        cells.append(cell)
+    for number, cell in enumerate(cells, 1):
+        cell.id = f"cell-{number}"
+    nb.cells = cells
+    nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    return nb
+
+
+def export_body(nb, *, with_code: bool = False) -> str:
+    """The cells of an executed notebook as HTML (nbconvert's ``basic`` template: no page,
+    no script, no style sheet)."""
+    from nbconvert import HTMLExporter
+
     exporter = HTMLExporter(
+        template_name="basic",
         exclude_input=not with_code,
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
-    body, _ = exporter.from_notebook_node(executed, resources={"metadata": {"name": REPORT_TITLE}})
-    return body
+    body, _ = exporter.from_notebook_node(clean_notebook(nb, with_code=with_code))
+    return body.strip()
+
+
+def report_banner(evaluation, *, name: str, sha256: str, date=None) -> str:
+    """The verdict banner and the provenance list at the top of the report (escaped)."""
+    from . import __version__
+
+    decision = evaluation.decision
+    word = "RELEASE" if decision.release else "BLOCK"
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
+    facts = [
+        ("input", escape(name)),
+        ("SHA-256", f"<code>{sha256}</code>"),
+        ("buddy-eval", escape(__version__)),
+        ("baseline", f"<code>{escape(evaluation.baseline)}</code>"),
+        ("candidate", f"<code>{escape(evaluation.candidate)}</code>"),
+    ]
+    if date is not None:
+        shown = date.isoformat() if hasattr(date, "isoformat") else str(date)
+        facts.append(("date", escape(shown)))
+    rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
+    return (
+        f'<header class="banner {word.lower()}" id="verdict">'
+        f"<h1>{escape(REPORT_TITLE)}</h1>"
+        f'<p class="verdict">{word}</p>'
+        + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
+        + f'<dl class="provenance">{rows}</dl></header>'
+    )
+
+
+#: Nothing but inline styles and data: images (charts) may load; no script at all.
+CONTENT_SECURITY_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+_CSS = """body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
+margin:0 auto;max-width:1100px;padding:0 16px 48px;color:#1f1f1f;line-height:1.45}
+.banner{margin:16px 0 24px;padding:12px 16px;border-left:8px solid;border-radius:4px}
+.banner.release{background:#e6f4ea;border-color:#1b7f3b}
+.banner.block{background:#fdecea;border-color:#b3261e}
+.banner h1{font-size:1.1em;margin:0 0 4px;font-weight:600}
+.banner .verdict{font-size:2em;font-weight:700;margin:0;letter-spacing:.04em}
+.banner.release .verdict{color:#1b7f3b}.banner.block .verdict{color:#b3261e}
+.banner .reasons{margin:4px 0 8px;font-weight:600}
+.provenance{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0 0;
+font-size:.9em}
+.provenance dt{color:#555}.provenance dd{margin:0;overflow-wrap:anywhere}
+table{border-collapse:collapse;font-size:.85em;margin:8px 0}
+th,td{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+thead th{border-bottom:2px solid #999}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:8px;border-radius:4px}
+img{max-width:100%;height:auto}
+code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em}
+details{margin:8px 0}summary{cursor:pointer;font-weight:600}
+.buddy-eval-table{overflow-x:auto}
+.jp-InputArea,.input_area{background:#f6f8fa}
+a.anchor-link{display:none}
+"""
+
+
+def page(banner: str, body: str, *, title: str, with_code: bool = False) -> str:
+    """One HTML document: the banner, then the notebook's cells; inline style, no script."""
+    css = _CSS
+    if with_code:
+        from pygments.formatters import HtmlFormatter
+
+        css += HtmlFormatter(style="default").get_style_defs(".highlight") + "\n"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n<style>\n{css}</style>\n</head>\n<body>\n"
+        f"{banner}\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+    )

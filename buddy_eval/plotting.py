@@ -1,10 +1,18 @@
-"""Charts of an evaluation, for notebooks and reports (matplotlib only).
+r"""Charts of an evaluation, for notebooks and reports (matplotlib only).
 
-Every function takes computed results (an :class:`~buddy_eval.Evaluation`, or
-the comparison DataFrame of :mod:`buddy_eval.stats`) plus ``ax=None``, draws
-on ``ax`` (a new figure sized for the data when None) and returns the Axes.
-Nothing here computes a metric: the figures come from ``evaluation.metrics``,
-``evaluation.items`` and :func:`buddy_eval.display.flipped_items`.
+Every function takes an :class:`~buddy_eval.Evaluation` (or anything
+:func:`buddy_eval.evaluate` accepts: a path, an :class:`~buddy_eval.EvalInput`,
+the input text, evaluated with the default labels ``OLD`` and ``NEW``) plus
+``ax=None``, draws on ``ax`` (a new figure sized for the data when None) and
+returns the Axes. Nothing here computes a metric: the figures come from
+``evaluation.paired`` (counts and item ids, where an item with no result in a
+version is ``missing``, never ``fixed`` or ``regressed``) and
+``evaluation.items`` (the per-item grid).
+
+Text from the data (item ids, version labels) is drawn literally: every text
+artist has mathtext and TeX off (``parse_math=False``, ``usetex=False``), so
+an id such as ``$\q$`` is shown as written instead of crashing the mathtext
+parser.
 
 matplotlib is imported inside the functions, so importing this module (or
 ``buddy_eval``) does not load it and the command-line gate never does.
@@ -17,22 +25,22 @@ from __future__ import annotations
 
 import math
 import textwrap
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from .display import FLIP_CHECKS, flipped_items
+from .display import plural
 from .errors import InputError
 from .formatting import format_fraction
-from .scoring import RATE_METRICS
+from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
 __all__ = [
     "GRID_CHECKS",
+    "GRID_MAX_ITEMS",
     "OUTCOMES",
     "OUTCOME_COLORS",
     "VERSION_COLORS",
@@ -58,8 +66,19 @@ OUTCOME_COLORS = {
 #: Grid columns per version and the per-item column each one reads.
 GRID_CHECKS = {"correct": "correct", "cited": "cited_ok", "refused": "refused_ok"}
 
+#: Above this many items :func:`plot_item_grid` draws counts per outcome per check
+#: instead of one cell per item.
+GRID_MAX_ITEMS = 200
+
 _FIXED_COLOR, _REGRESSED_COLOR = "#1b9e77", "#d95f02"
 _NA_COLOR = "#8c8c8c"
+#: The candidate's bar when its metric blocks the release (below threshold or regression).
+_BLOCKING_COLOR = "#b3261e"
+_SIDES = ("baseline", "candidate")
+#: One rate metric per golden item type (its items are that type's items).
+_ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
+#: Keyword arguments that make a text artist literal: no mathtext, no TeX.
+LITERAL = {"parse_math": False, "usetex": False}
 _MAX_IDS_PER_BAR = 6
 _NOTE_WIDTH = 110  # characters per line of a note under a row
 _COMPARISON_COLUMNS = (
@@ -70,6 +89,38 @@ _COMPARISON_COLUMNS = (
     "ready_for_decision",
     "note",
 )
+
+
+def _evaluation(evaluation):
+    """An Evaluation as is; anything else through :func:`buddy_eval.evaluate` with defaults."""
+    from .evaluation import Evaluation, evaluate
+
+    return evaluation if isinstance(evaluation, Evaluation) else evaluate(evaluation)
+
+
+def _literal_ticks(ax) -> None:
+    """Tick labels, titles, axis labels and the legend drawn literally (see :data:`LITERAL`)."""
+    texts = [*ax.get_xticklabels(), *ax.get_yticklabels()]
+    for text in (*texts, ax.title, ax.xaxis.label, ax.yaxis.label):
+        text.set(**LITERAL)
+    _literal_legend(ax.get_legend())
+
+
+def _literal_legend(legend) -> None:
+    if legend is not None:
+        for text in legend.get_texts():
+            text.set(**LITERAL)
+        legend.get_title().set(**LITERAL)
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 103)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '103rd']
+    """
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _axes(ax, figsize):
@@ -90,15 +141,17 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
 
     Each metric gets a bar per version (baseline light, candidate dark) with
     its value written above it (rounded like the canonical report), and a
-    dashed line at its threshold. A metric that is not measured (no item of
-    its type) is drawn as an empty hatched outline labelled ``n/a``, never as
-    a bar of height 0. The legend gives each version's violations and
-    missing results; the title gives the verdict.
+    dashed line at its threshold. A candidate bar whose metric blocks the
+    release is red and its label says why (``below threshold``,
+    ``regression``). A metric that is not measured (no item of its type) has
+    no bar: its group reads ``n/a`` with the reason. The legend gives each
+    version's violations and missing results; the title gives the verdict.
 
     Parameters
     ----------
-    evaluation : Evaluation
-        The result of :func:`buddy_eval.evaluate`.
+    evaluation : Evaluation, EvalInput or path
+        The result of :func:`buddy_eval.evaluate` (anything else is evaluated
+        with the default labels).
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new 8 x 4.5 inch figure when None.
 
@@ -106,73 +159,65 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     -------
     matplotlib.axes.Axes
         Bars have ``gid`` ``"bar/<version>/<metric>"`` (height = the exact
-        value as a float; for ``n/a`` the outline spans the axis), their
-        labels ``"label/<version>/<metric>"``, threshold lines
-        ``"threshold/<metric>"``.
+        value as a float), their labels ``"label/<version>/<metric>"``,
+        threshold lines ``"threshold/<metric>"``, the label of a metric that
+        is not measured ``"na/<metric>"``.
     """
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    evaluation = _evaluation(evaluation)
     ax = _axes(ax, (8, 4.5))
-    metrics = evaluation.metrics.set_index(["version", "metric"])
+    paired = evaluation.paired
+    reasons = set(evaluation.decision.reasons)
     versions = (evaluation.baseline, evaluation.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
-    na_drawn = False
+    handles = []
     for j, version in enumerate(versions):
         offset = (j - 0.5) * width
-        violations = int(metrics.loc[(version, "violations"), "numerator"])
-        missing = int(metrics.loc[(version, "correctness"), "missing"]) + int(
-            metrics.loc[(version, "refusal"), "missing"]
-        )
-        notes = [f"{violations} violation{'s' * (violations != 1)}"]
+        bound = paired.violations[j]
+        side = _SIDES[j]
+        # golden items with no result for this version: one metric per item type
+        missing = sum(getattr(paired[m], side).missing for m in _ONE_METRIC_PER_TYPE)
+        notes = [plural(bound.violations, "violation")]
         if missing:
             notes.append(f"{missing} missing")
-        label = f"{version} ({', '.join(notes)})"
+        handles.append(Patch(color=VERSION_COLORS[j], label=f"{version} ({', '.join(notes)})"))
         for i, metric in enumerate(RATE_METRICS):
-            row = metrics.loc[(version, metric)]
-            num, den = int(row["numerator"]), int(row["denominator"])
+            rate = getattr(paired[metric], side)
+            if rate.gate is None:
+                continue
             xpos = x[i] + offset
-            if den:
-                (bar,) = ax.bar(
-                    xpos, num / den, width, color=VERSION_COLORS[j], label=label if i == 0 else None
-                )
-                ax.text(
-                    xpos,
-                    num / den + 0.015,
-                    format_fraction(Fraction(num, den)),
-                    ha="center",
-                    va="bottom",
-                    fontsize=9,
-                    # readable where a threshold line crosses it
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                    zorder=3,
-                    gid=f"label/{version}/{metric}",
-                )
-            else:
-                (bar,) = ax.bar(
-                    xpos,
-                    1.0,
-                    width,
-                    fill=False,
-                    hatch="///",
-                    edgecolor=_NA_COLOR,
-                    linewidth=0.8,
-                    label="not measured" if not na_drawn else None,
-                )
-                na_drawn = True
-                ax.text(
-                    xpos,
-                    0.5,
-                    "n/a",
-                    ha="center",
-                    va="center",
-                    fontsize=9,
-                    color="#404040",
-                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},
-                    gid=f"label/{version}/{metric}",
-                )
+            value = float(rate.gate)
+            blocking = []
+            if j == 1:
+                if f"{metric} below threshold" in reasons:
+                    blocking.append("below threshold")
+                if f"regression in {metric}" in reasons:
+                    blocking.append("regression")
+            color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
+            (bar,) = ax.bar(xpos, value, width, color=color)
             bar.set_gid(f"bar/{version}/{metric}")
-            if i == 0 and den == 0:
-                # keep the version in the legend even when its first metric is n/a
-                ax.bar(xpos, 0, 0, color=VERSION_COLORS[j], label=label)
+            text = format_fraction(rate.gate)
+            if blocking:
+                text += "\n" + "\n".join(blocking)
+            ax.text(
+                xpos,
+                value + 0.015,
+                text,
+                ha="center",
+                va="bottom",
+                fontsize=9 if not blocking else 8,
+                color=_BLOCKING_COLOR if blocking else "black",
+                fontweight="bold" if blocking else "normal",
+                # readable where a threshold line crosses it
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+                zorder=3,
+                gid=f"label/{version}/{metric}",
+                **LITERAL,
+            )
     for i, metric in enumerate(RATE_METRICS):
         threshold = float(evaluation.thresholds[metric])
         ax.plot(
@@ -181,21 +226,45 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
             color="black",
             linestyle="--",
             linewidth=1.2,
-            label="threshold" if i == 0 else None,
             gid=f"threshold/{metric}",
         )
+        if not paired[metric].measured:
+            ax.text(
+                x[i],
+                0.12,
+                f"n/a\nno {ITEM_TYPE_OF[metric]} item",
+                ha="center",
+                va="bottom",
+                fontsize=9,
+                color="#404040",
+                gid=f"na/{metric}",
+                **LITERAL,
+            )
+    handles.append(Line2D([], [], color="black", linestyle="--", label="threshold"))
+    if any(bar.get_facecolor() == to_rgba(_BLOCKING_COLOR) for bar in ax.patches):
+        handles.append(Patch(color=_BLOCKING_COLOR, label="blocks the release"))
     ticks = [
         f"{metric}\n(threshold {format_fraction(evaluation.thresholds[metric])})"
         for metric in RATE_METRICS
     ]
     ax.set_xticks(x, ticks)
-    ax.set_ylim(0, 1.12)
+    ax.set_ylim(0, 1.18)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("rate")
     ax.set_title(
-        f"{evaluation.baseline} \u2192 {evaluation.candidate}: {_verdict_word(evaluation)}"
+        f"{evaluation.baseline} \u2192 {evaluation.candidate}: {_verdict_word(evaluation)}",
+        **LITERAL,
     )
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4, frameon=False, fontsize=9)
+    legend = ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.18),
+        ncol=4,
+        frameon=False,
+        fontsize=9,
+    )
+    _literal_legend(legend)
+    _literal_ticks(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -205,7 +274,7 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation, EvalInput or path
     versions : sequence of str, optional
         Version labels, default the baseline and the candidate.
 
@@ -218,30 +287,35 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
         answered); ``missing`` (no result line); ``n/a`` (the check does not
         apply to the item's type).
     """
+    evaluation = _evaluation(evaluation)
     versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
-    unknown = [v for v in versions if v not in evaluation.items["version"].cat.categories]
+    items = evaluation.items
+    unknown = [v for v in versions if v not in items["version"].cat.categories]
     if unknown:
         raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
+    labels = np.array(OUTCOMES, dtype=object)
     columns = {}
-    items = evaluation.items
+    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
     for version in versions:
-        rows = items[items["version"] == version].reset_index(drop=True)
+        rows = items[items["version"] == version]
         missing = rows["missing"].to_numpy(dtype=bool)
         for check, column in GRID_CHECKS.items():
             value = rows[column]
             applies = value.notna().to_numpy(dtype=bool)
             passed = value.fillna(False).to_numpy(dtype=bool)
-            failed = "violation" if check == "refused" else "fail"
-            out = np.where(passed, "pass", failed)
-            out = np.where(missing, "missing", out)
-            columns[(version, check)] = np.where(applies, out, "n/a")
-        index = pd.Index(rows["item_id"], name="item_id")
+            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
+            code = np.where(passed, OUTCOMES.index("pass"), failed)
+            code = np.where(missing, OUTCOMES.index("missing"), code)
+            code = np.where(applies, code, OUTCOMES.index("n/a"))
+            columns[(version, check)] = labels[code]
     frame = pd.DataFrame(columns, index=index)
-    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["version", "check"])
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
 
 
-def plot_item_grid(evaluation, ax: Axes | None = None, *, versions=None) -> Axes:
+def plot_item_grid(
+    evaluation, ax: Axes | None = None, *, versions=None, max_items: int = GRID_MAX_ITEMS
+) -> Axes:
     """Items down, checks across: pass / fail / violation / missing per cell.
 
     Columns are ``correct``, ``cited`` and ``refused`` for each version
@@ -249,32 +323,45 @@ def plot_item_grid(evaluation, ax: Axes | None = None, *, versions=None) -> Axes
     apply to ANSWER items, ``refused`` to REFUSE items (an answered REFUSE
     item is a violation); other cells are ``n/a``. With ``ax=None`` the figure
     grows with the number of items up to 14 inches; item labels are thinned
-    so they never overlap (every item labelled up to about 60 items).
+    so they never overlap (every item labelled up to about 60 items, then
+    every 2nd, 3rd, ... as the axis label says).
+
+    Above ``max_items`` items (default :data:`GRID_MAX_ITEMS`, 200) one cell
+    per item would be thinner than a pixel, so the chart shows instead, per
+    (version, check), one horizontal bar split into the number of items of
+    each outcome (``n/a`` cells left out), with the counts written on it. The
+    per-item outcomes stay available from :func:`item_grid_outcomes`.
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation, EvalInput or path
     ax : matplotlib.axes.Axes, optional
     versions : sequence of str, optional
         Version labels to show, default the baseline and the candidate.
+    max_items : int
+        The largest golden set drawn item by item.
 
     Returns
     -------
     matplotlib.axes.Axes
-        Holds one image (``gid`` ``"item-grid"``) whose array holds the
-        index of each cell's outcome in :data:`OUTCOMES`.
+        Item by item: one image (``gid`` ``"item-grid"``) whose array holds
+        the index of each cell's outcome in :data:`OUTCOMES`. Aggregated:
+        bar segments with ``gid`` ``"count/<version>/<check>/<outcome>"``
+        (width = the number of items).
     """
     from matplotlib.colors import BoundaryNorm, ListedColormap
     from matplotlib.patches import Patch
 
     outcomes = item_grid_outcomes(evaluation, versions)
     n_items, n_cols = outcomes.shape
+    if n_items > max_items:
+        return _plot_outcome_counts(outcomes, ax)
     n_checks = len(GRID_CHECKS)
     figsize = (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items)))
     ax = _axes(ax, figsize)
-    codes = np.vectorize(OUTCOMES.index, otypes=[int])(outcomes.to_numpy()) if n_items else None
-    if codes is None:
-        codes = np.zeros((0, n_cols), dtype=int)
+    codes = np.zeros((n_items, n_cols), dtype=int)
+    for k, outcome in enumerate(OUTCOMES):
+        codes[outcomes.to_numpy() == outcome] = k
     cmap = ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES])
     norm = BoundaryNorm(np.arange(len(OUTCOMES) + 1) - 0.5, len(OUTCOMES))
     ax.imshow(
@@ -306,13 +393,13 @@ def plot_item_grid(evaluation, ax: Axes | None = None, *, versions=None) -> Axes
     rows = np.arange(0, n_items, step)
     ax.set_yticks(rows, [outcomes.index[i] for i in rows], fontsize=fontsize)
     ax.tick_params(length=0)
-    ax.set_ylabel("item" if step == 1 else f"item (every {step}th labelled)")
+    ax.set_ylabel("item" if step == 1 else f"item (every {ordinal(step)} labelled)")
     ax.set_xlim(-0.5, n_cols - 0.5)
     ax.set_ylim(n_items - 0.5, -0.5)
     for spine in ax.spines.values():
         spine.set_visible(False)
     handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor="#bdbdbd", label=o) for o in OUTCOMES]
-    ax.legend(
+    legend = ax.legend(
         handles=handles,
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
@@ -321,10 +408,64 @@ def plot_item_grid(evaluation, ax: Axes | None = None, *, versions=None) -> Axes
         title="outcome",
         title_fontsize=8,
     )
+    _literal_legend(legend)
+    _literal_ticks(ax)
     return ax
 
 
-def _id_text(ids: list[str]) -> str:
+def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
+    """The aggregated item grid: items per outcome for each (version, check)."""
+    from matplotlib.patches import Patch
+
+    n_items, n_cols = outcomes.shape
+    ax = _axes(ax, (9, 1.6 + 0.45 * n_cols))
+    shown = [o for o in OUTCOMES if o != "n/a"]
+    y = np.arange(n_cols)
+    for row, (version, check) in enumerate(outcomes.columns):
+        column = outcomes[(version, check)].to_numpy()
+        counts = {o: int(np.count_nonzero(column == o)) for o in shown}
+        total = max(1, sum(counts.values()))
+        left = 0
+        for outcome in shown:
+            n = counts[outcome]
+            (bar,) = ax.barh(y[row], n, 0.7, left=left, color=OUTCOME_COLORS[outcome])
+            bar.set_gid(f"count/{version}/{check}/{outcome}")
+            if n and n / total >= 0.06:
+                ax.text(
+                    left + n / 2,
+                    y[row],
+                    f"{n:,}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if outcome != "missing" else "black",
+                    **LITERAL,
+                )
+            left += n
+        if not sum(counts.values()):
+            ax.text(0, y[row], "  n/a: no item of this type", va="center", fontsize=7, **LITERAL)
+    ax.set_yticks(y, [f"{version} {check}" for version, check in outcomes.columns], fontsize=8)
+    ax.set_ylim(n_cols - 0.5, -0.5)
+    ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
+    ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
+    handles = [Patch(facecolor=OUTCOME_COLORS[o], label=o) for o in shown]
+    legend = ax.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        frameon=False,
+        fontsize=8,
+        title="outcome",
+        title_fontsize=8,
+    )
+    _literal_legend(legend)
+    _literal_ticks(ax)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def _id_text(ids) -> str:
+    ids = list(ids)
     shown = ", ".join(ids[:_MAX_IDS_PER_BAR])
     more = len(ids) - _MAX_IDS_PER_BAR
     return f"{shown} +{more} more" if more > 0 else shown
@@ -336,13 +477,14 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     One row per metric: regressed items (passed in the baseline, fail in
     the candidate) as a bar to the left, fixed items as a bar to the right;
     each bar has its count at its end and its item ids under it (the first
-    six, then ``+N more``). A golden item with no candidate result counts as
-    failed, as in the metrics. The flipped items themselves are
-    :func:`buddy_eval.display.flipped_items`.
+    six, then ``+N more``). Items with no result in a version are
+    ``missing``: never drawn as fixed or regressed, they are named in grey
+    at the right of their metric's row. Counts and ids are those of
+    ``evaluation.paired`` (the :func:`buddy_eval.item_changes` table).
 
     Parameters
     ----------
-    evaluation : Evaluation
+    evaluation : Evaluation, EvalInput or path
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -351,26 +493,27 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
         Bars have ``gid`` ``"regressed/<metric>"`` (width = minus the count)
         and ``"fixed/<metric>"`` (width = the count); the counts and id lists
         are texts with ``gid`` ``"count/<change>/<metric>"`` and
-        ``"ids/<change>/<metric>"``.
+        ``"ids/<change>/<metric>"`` (``change`` also ``missing``).
     """
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+    evaluation = _evaluation(evaluation)
     ax = _axes(ax, (9, 3.6))
-    flips = flipped_items(evaluation)
-    y = np.arange(len(FLIP_CHECKS))
-    biggest = max(1, int(flips.groupby(["metric", "change"], observed=False).size().max()))
-    for i, metric in enumerate(FLIP_CHECKS):
+    paired = evaluation.paired
+    y = np.arange(len(paired.metrics))
+    biggest = max(
+        1, *(m.count(change) for m in paired.metrics for change in ("fixed", "regressed"))
+    )
+    for i, m in enumerate(paired.metrics):
         for change, sign, color in (
             ("regressed", -1, _REGRESSED_COLOR),
             ("fixed", 1, _FIXED_COLOR),
         ):
-            ids = flips.loc[
-                (flips["metric"] == metric) & (flips["change"] == change), "item_id"
-            ].tolist()
+            ids = m.ids[change]
             (bar,) = ax.barh(
                 y[i] - 0.12, sign * len(ids), 0.42, color=color, label=change if i == 0 else None
             )
-            bar.set_gid(f"{change}/{metric}")
+            bar.set_gid(f"{change}/{m.metric}")
             align = "left" if sign > 0 else "right"
             ax.text(
                 sign * (len(ids) + biggest * 0.02),
@@ -379,7 +522,8 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
                 ha=align,
                 va="center",
                 fontsize=8,
-                gid=f"count/{change}/{metric}",
+                gid=f"count/{change}/{m.metric}",
+                **LITERAL,
             )
             if ids:
                 # The ids go under the bar, from the zero line outwards.
@@ -391,23 +535,64 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
                     va="center",
                     fontsize=7,
                     color="#404040",
-                    gid=f"ids/{change}/{metric}",
+                    gid=f"ids/{change}/{m.metric}",
+                    **LITERAL,
                 )
+        if m.missing:
+            ax.text(
+                1.01,
+                y[i] - 0.12,
+                f"{m.missing} missing (not paired)",
+                transform=ax.get_yaxis_transform(),
+                ha="left",
+                va="center",
+                fontsize=7,
+                color=_NA_COLOR,
+                gid=f"count/missing/{m.metric}",
+                **LITERAL,
+            )
+            ax.text(
+                1.01,
+                y[i] + 0.2,
+                _id_text(m.ids["missing"]),
+                transform=ax.get_yaxis_transform(),
+                ha="left",
+                va="center",
+                fontsize=7,
+                color=_NA_COLOR,
+                gid=f"ids/missing/{m.metric}",
+                **LITERAL,
+            )
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlim(-biggest * 1.15, biggest * 1.15)
-    ax.set_ylim(len(FLIP_CHECKS) - 0.45, -0.55)
+    ax.set_ylim(len(paired.metrics) - 0.45, -0.55)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
-    ax.set_yticks(y, list(FLIP_CHECKS))
+    ax.set_yticks(y, [m.metric for m in paired.metrics])
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
         f"\u2190 regressed (passed in {evaluation.baseline})    items    "
-        f"fixed (pass in {evaluation.candidate}) \u2192"
+        f"fixed (pass in {evaluation.candidate}) \u2192",
+        **LITERAL,
     )
-    if flips.empty:
-        ax.text(0.5, 0.5, "no item changed", transform=ax.transAxes, ha="center", va="center")
-    ax.set_title(f"Items that changed: {evaluation.baseline} \u2192 {evaluation.candidate}")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    if not any(m.count("fixed") or m.count("regressed") for m in paired.metrics):
+        ax.text(
+            0.5,
+            0.5,
+            "no item changed",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            **LITERAL,
+        )
+    ax.set_title(
+        f"Items that changed: {evaluation.baseline} \u2192 {evaluation.candidate}", **LITERAL
+    )
+    legend = ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=8
+    )
+    _literal_legend(legend)
+    _literal_ticks(ax)
     ax.spines[["top", "right", "left"]].set_visible(False)
     return ax
 
@@ -427,11 +612,12 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
 
     Parameters
     ----------
-    comparison : pandas.DataFrame
+    comparison : pandas.DataFrame, or Evaluation, EvalInput or path
         One row per metric with the columns ``metric``, ``diff``,
         ``diff_ci_low``, ``diff_ci_high`` (candidate minus baseline; NA where
         not computed), ``ready_for_decision`` (bool) and ``note`` (str or NA),
-        as returned by :func:`buddy_eval.stats.compare`.
+        as ``evaluation.comparison``; an evaluation (or an input, evaluated
+        with the default labels) draws its ``comparison``.
     ax : matplotlib.axes.Axes, optional
 
     Returns
@@ -446,8 +632,10 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     InputError
         When ``comparison`` is not a DataFrame with those columns.
     """
-    if not isinstance(comparison, pd.DataFrame):
+    if isinstance(comparison, dict):
         raise InputError(f"expected a comparison DataFrame, got {type(comparison).__name__}")
+    if not isinstance(comparison, pd.DataFrame):
+        comparison = _evaluation(comparison).comparison
     absent = [c for c in _COMPARISON_COLUMNS if c not in comparison.columns]
     if absent:
         raise InputError(
@@ -474,6 +662,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
                 fontsize=8,
                 color="#404040",
                 gid=f"na/{metric}",
+                **LITERAL,
             )
         else:
             diff = float(row["diff"])
@@ -514,6 +703,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
                 fontsize=7,
                 color="#404040",
                 gid=f"note/{metric}",
+                **LITERAL,
             )
     ends = [0.0]
     for column in ("diff", "diff_ci_low", "diff_ci_high"):
@@ -528,5 +718,6 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ax.set_title("Paired differences with intervals")
     if shown_ready or shown_waiting:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    _literal_ticks(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax

@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import buddy_eval as be
-from buddy_eval.display import evaluation_html, flipped_items, metrics_table
+from buddy_eval.display import (
+    Report,
+    collapsible,
+    evaluation_html,
+    flipped_items,
+    format_metrics_table,
+    metrics_table,
+)
+from buddy_eval.vocabulary import CHANGES
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_release.txt"
@@ -60,10 +70,10 @@ def test_summary_holds_verdict_metrics_thresholds_missing_and_flips(ev):
     # missing results per version, with the ids
     assert "<code>OLD</code>: 0" in html
     assert "<code>NEW</code>: 2 (j31, r10)" in html
-    # flipped items per metric
-    assert "correctness 5 fixed, 3 regressed" in html
-    assert "citation 1 fixed, 4 regressed" in html
-    assert "refusal 1 fixed, 2 regressed" in html
+    # changed items per metric: j31 and r10 have no NEW result, so they are missing
+    assert "correctness 5 fixed, 2 regressed, 1 missing" in html
+    assert "citation 1 fixed, 3 regressed, 1 missing" in html
+    assert "refusal 1 fixed, 1 regressed, 1 missing" in html
     assert "Warnings: 2" in html
 
 
@@ -90,6 +100,7 @@ def test_every_user_text_is_escaped(hostile):
     # the missing item's id, escaped once (not double-escaped)
     assert "q2&amp;amp;" in html
     allowed = {"div", "p", "strong", "code", "table", "thead", "tbody", "tr", "th", "td", "ul"}
+    assert 'class="buddy-eval-evaluation tex2jax_ignore mathjax_ignore"' in html
     assert set(re.findall(r"</?([a-zA-Z]+)", html)) <= allowed | {"li"}
 
 
@@ -105,13 +116,79 @@ def test_answers_keep_their_text_and_are_escaped_in_html_tables(hostile):
     assert "<script" not in pd.DataFrame(flips)._repr_html_()
 
 
-def test_metrics_table(ev):
+def test_metrics_table_holds_typed_numbers(ev):
     table = metrics_table(ev)
+    assert list(table.index) == ["correctness", "citation", "refusal", "violations"]
+    assert table.index.name == "metric"
+    assert table.attrs == {"baseline": "OLD", "candidate": "NEW"}
+    assert {c: str(t) for c, t in table.dtypes.items()} == {
+        "baseline_count": "int64",
+        "candidate_count": "int64",
+        "items": "int64",
+        "baseline_missing": "int64",
+        "candidate_missing": "int64",
+        "baseline_rate": "Float64",
+        "candidate_rate": "Float64",
+        "threshold": "Float64",
+        "status": "str",
+    }
+    row = table.loc["correctness"]
+    assert (row["baseline_count"], row["candidate_count"], row["items"]) == (27, 29, 32)
+    assert row["candidate_missing"] == 1
+    assert row["baseline_rate"] == 27 / 32 and row["threshold"] == 0.8
+    assert table.loc["citation", "status"] == "regression"
+    assert table.loc["refusal", "status"] == "below threshold; regression"
+    # violations: a count, never in a rate column
+    v = table.loc["violations"]
+    assert (v["baseline_count"], v["candidate_count"], v["items"]) == (1, 1, 10)
+    assert v["candidate_missing"] == 1
+    assert pd.isna(v["baseline_rate"]) and pd.isna(v["candidate_rate"]) and pd.isna(v["threshold"])
+    assert v["status"] == "integrity violations"
+    # one missing marker: <NA>, never NaN
+    assert not table.select_dtypes("Float64").apply(lambda c: c.isna() & c.notna()).any().any()
+    assert "NaN" not in table.to_string() and "<NA>" in table.to_string()
+
+
+def test_metrics_table_counts_come_from_the_paired_core(ev):
+    table = metrics_table(ev)
+    for m in ev.paired.metrics:
+        assert table.loc[m.metric, "baseline_count"] == m.baseline.passed
+        assert table.loc[m.metric, "candidate_count"] == m.candidate.passed
+    assert table.loc["violations", "candidate_count"] == ev.paired.violations[1].violations
+
+
+def test_unmeasured_metric_is_na_in_the_typed_table():
+    ev = be.evaluate(
+        "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"
+    )
+    table = metrics_table(ev)
+    assert pd.isna(table.loc["refusal", "candidate_rate"])
+    assert table.loc["refusal", "items"] == 0
+    assert table.loc["refusal", "status"] == "not measured"
+    assert format_metrics_table(ev).loc["refusal"].tolist() == [
+        "n/a",
+        "n/a",
+        "0.50",
+        "not measured",
+    ]
+
+
+def test_formatted_metrics_table(ev):
+    table = format_metrics_table(ev)
     assert list(table.index) == ["correctness", "citation", "refusal", "violations"]
     assert list(table.columns) == ["OLD (baseline)", "NEW (candidate)", "threshold", "status"]
     assert table.loc["correctness"].tolist() == ["0.84 (27/32)", "0.91 (29/32)", "0.80", "ok"]
     assert table.loc["citation", "status"] == "regression"
     assert table.loc["violations"].tolist() == ["1", "1", "0", "integrity violations"]
+    assert format_metrics_table(metrics_table(ev)).equals(table)
+
+
+def test_halfway_rates_round_half_up_in_the_formatted_table():
+    lines = ["THRESHOLDS 0.5 0.5 0.5"] + [f"q{i} ANSWER L1 a" for i in range(8)] + ["RESULTS"]
+    lines += [f"OLD q{i} L1 N a" for i in range(8)]
+    lines += [f"NEW q{i} L1 N {'a' if i == 0 else 'b'}" for i in range(8)]
+    table = format_metrics_table(be.evaluate("\n".join(lines) + "\n"))
+    assert table.loc["correctness", "NEW (candidate)"] == "0.13 (1/8)"
 
 
 def test_flipped_items_shape(ev):
@@ -127,12 +204,84 @@ def test_flipped_items_shape(ev):
         "baseline_answer",
         "candidate_answer",
     ]
-    j31 = flips[(flips["item_id"] == "j31") & (flips["metric"] == "correctness")].iloc[0]
-    assert j31["change"] == "regressed"
-    assert pd.isna(j31["candidate_answer"])  # no result line
+    # j31 has no NEW result: missing, never regressed, and not listed by default
+    assert "j31" not in set(flips["item_id"])
+    assert set(flips["change"]) == {"fixed", "regressed"}
     assert flips["metric"].tolist() == sorted(
         flips["metric"].tolist(), key=["correctness", "citation", "refusal"].index
     )
+    assert list(flips["change"].cat.categories) == list(CHANGES)
+
+
+def test_flipped_items_are_a_view_of_item_changes(ev):
+    changes = ev.item_changes()
+    flips = flipped_items(ev)
+    want = changes[changes["change"].isin(["fixed", "regressed"])]
+    assert sorted(zip(flips["metric"], flips["item_id"], flips["change"], strict=True)) == sorted(
+        zip(want["metric"], want["item_id"], want["change"], strict=True)
+    )
+    for m in ev.paired.metrics:
+        of = flips[flips["metric"] == m.metric]
+        for change in ("fixed", "regressed"):
+            assert tuple(of.loc[of["change"] == change, "item_id"]) == m.ids[change]
+
+
+def test_flipped_items_can_list_the_missing_items(ev):
+    flips = flipped_items(ev, include_missing=True)
+    missing = flips[flips["change"] == "missing"]
+    assert list(zip(missing["metric"], missing["item_id"], strict=True)) == [
+        ("correctness", "j31"),
+        ("citation", "j31"),
+        ("refusal", "r10"),
+    ]
+    j31 = missing.iloc[0]
+    assert j31["baseline_answer"] == "Recursion needs a base case that stops the calls"
+    assert pd.isna(j31["candidate_answer"])  # no result line
+    # within a metric: regressed, fixed, then missing
+    of = flips[flips["metric"] == "correctness"]["change"].tolist()
+    assert of == sorted(of, key=["regressed", "fixed", "missing"].index)
+
+
+def test_report_text_shows_as_lines_in_jupyter(ev):
+    report = Report(ev.report())
+    assert report == ev.report() and isinstance(report, str)
+
+    class Printer:
+        text_seen = ""
+
+        def text(self, value):
+            self.text_seen += value
+
+    printer = Printer()
+    report._repr_pretty_(printer, False)
+    assert printer.text_seen == ev.report()
+    html = report._repr_html_()
+    assert html.startswith('<pre class="buddy-eval-report')
+    assert "BLOCK: refusal below threshold" in html and "#b3261e" in html
+    hostile = Report("<b>x</b>: correctness 1.00\nNEW: ...\nRELEASE")._repr_html_()
+    assert "<b>" not in hostile and "&lt;b&gt;" in hostile and "#1b7f3b" in hostile
+
+
+def test_collapsible_shows_every_row_escaped():
+    frame = pd.DataFrame({"item_id": [f"<q{i}>" for i in range(700)], "x": [None] * 700})
+    frame["x"] = frame["x"].astype("Float64")
+    box = collapsible(frame, "All items")
+    html = box._repr_html_()
+    assert html.startswith('<details class="buddy-eval-details tex2jax_ignore mathjax_ignore">')
+    assert "<summary>All items (700 rows)</summary>" in html
+    assert html.count("<tr") == 701  # header + every row, no "..." cut
+    assert "&lt;q699&gt;" in html and "<q699>" not in html
+    assert "&lt;NA&gt;" in html and "NaN" not in html
+    assert repr(box) == "All items (700 rows)"
+    assert " open>" in collapsible(frame.head(1), "x", open=True)._repr_html_()
+
+
+def test_display_imports_no_pandas():
+    code = "import sys, buddy_eval.display\nprint('pandas' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert proc.stdout.strip() == "False", proc.stderr
 
 
 def test_lazy_display_exports():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from buddy_eval import notebook_report
+from buddy_eval.cli.output import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -94,7 +97,9 @@ def test_report_on_the_example_holds_its_verdict(tmp_path):
     assert EXAMPLE_VERDICT in html
     assert "OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0" in html
     assert "NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1" in html
-    assert "input: data/example.txt" in html  # the path as given, run from the current dir
+    # the file's name only: the notebook runs on a copy, no directory reaches the report
+    assert "input: example.txt" in html
+    assert "data/example.txt" not in html and str(ROOT) not in html
     assert html.count("data:image/png;base64") >= 3  # the charts
     assert 'class="nn">buddy_eval' not in html  # code cells hidden by default
     assert leftovers(out.parent) == []
@@ -183,39 +188,83 @@ def test_the_release_notebook_is_found_in_the_checkout():
     assert notebook_report.default_notebook().is_file()
 
 
-# --- atomic writing ---------------------------------------------------------------------
+def test_two_runs_give_identical_self_contained_reports(tmp_path):
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    for out in (a, b):
+        proc = run_notebook_cli("data/sample_release.txt", "-o", out)
+        assert proc.returncode == 0, proc.stderr
+    html = a.read_bytes()
+    assert html == b.read_bytes()
+    text = html.decode("utf-8")
+    # nothing is fetched: no http(s) reference, no script, no external style sheet or font
+    assert "http://" not in text and "https://" not in text
+    assert "<script" not in text and "<link" not in text and "@import" not in text
+    assert "@font-face" not in text and "url(" not in text
+    sources = re.findall(r'\b(?:src|href)="([^"]*)"', text)
+    assert sources and all(s.startswith(("data:image/png;base64,", "#")) for s in sources)
+    assert "mathjax" not in text.lower().replace("mathjax_ignore", "")
+    assert "require.js" not in text and "mermaid" not in text
+    # nothing run-specific: no temporary path, timestamp, kernel or papermill metadata
+    assert "/tmp/" not in text and str(ROOT) not in text and " at 0x" not in text
+    assert "papermill" not in text and "execution_count" not in text
+    assert not re.search(r"\b20\d\d-\d\d-\d\d", text)  # no date unless given
 
 
-def test_write_atomic_replaces_and_keeps_the_mode(tmp_path):
-    out = tmp_path / "r.html"
-    out.write_text("old")
-    out.chmod(0o640)
-    notebook_report.write_atomic(out, "new <p>")
-    assert out.read_text(encoding="utf-8") == "new <p>"
-    assert out.stat().st_mode & 0o777 == 0o640
-    assert leftovers(tmp_path) == []
+def test_report_opens_with_the_verdict_banner_and_provenance(tmp_path):
+    import buddy_eval
+
+    html = notebook_report.render_report("data/example.txt", date="2026-12-01")
+    banner = html[html.index("<header") : html.index("</header>")]
+    assert '<header class="banner block" id="verdict">' in banner
+    assert '<p class="verdict">BLOCK</p>' in banner
+    for reason in ("refusal below threshold", "integrity violations", "regression in refusal"):
+        assert f"<li>{reason}</li>" in banner
+    digest = hashlib.sha256((ROOT / "data" / "example.txt").read_bytes()).hexdigest()
+    assert "<dt>input</dt><dd>example.txt</dd>" in banner
+    assert f"<dt>SHA-256</dt><dd><code>{digest}</code></dd>" in banner
+    assert f"<dt>buddy-eval</dt><dd>{buddy_eval.__version__}</dd>" in banner
+    assert "<dt>date</dt><dd>2026-12-01</dd>" in banner
+    assert html.index("<header") < html.index("<main>")
+    # no notes for developers, no parameter cell
+    assert "report-hide" not in html and "make notebooks" not in html
+    assert "papermill" not in html
+    # every item reachable in <details> sections, not cut
+    assert "<details" in html and "All 4 golden items" in html
+
+
+def test_release_report_is_green(tmp_path):
+    source = tmp_path / "ok.txt"
+    source.write_text(
+        "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n",
+        encoding="utf-8",
+    )
+    html = notebook_report.render_report(str(source))
+    assert '<header class="banner release" id="verdict">' in html
+    assert '<p class="verdict">RELEASE</p>' in html and 'class="reasons"' not in html
+    assert "<dt>date</dt>" not in html
+
+
+def test_ids_and_answers_with_dollars_stay_text(tmp_path):
+    source = tmp_path / "math.txt"
+    source.write_text(
+        "THRESHOLDS 0.5 0.5 0.5\n$\\q$ ANSWER L1 a\nq2 REFUSE - -\nRESULTS\n"
+        "OLD $\\q$ L1 N a $x$\nOLD q2 - Y no\nNEW $\\q$ L1 N $y$ b\nNEW q2 - Y no\n",
+        encoding="utf-8",
+    )
+    html = notebook_report.render_report(str(source))  # charts draw $\q$ without mathtext
+    assert "$\\q$" in html and "a $x$" in html and "$y$ b" in html
+    assert "<script" not in html
+
+
+# --- atomic writing (more in test_cli_exit_status.py) ----------------------------------
 
 
 def test_write_atomic_new_file_is_readable(tmp_path):
     out = tmp_path / "r.html"
-    notebook_report.write_atomic(out, "x")
+    write_atomic(out, "x")
     umask = os.umask(0)
     os.umask(umask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask
-
-
-def test_write_atomic_failure_keeps_the_old_file(tmp_path, monkeypatch):
-    out = tmp_path / "r.html"
-    out.write_text("old")
-
-    def fail(*args):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(notebook_report.os, "replace", fail)
-    with pytest.raises(OSError):
-        notebook_report.write_atomic(out, "new")
-    assert out.read_text() == "old"
-    assert leftovers(tmp_path) == []
 
 
 # --- the committed notebooks ------------------------------------------------------------

@@ -100,7 +100,7 @@ def test_metric_bars_have_the_metric_values(ev):
 def test_metric_bars_are_labelled_like_the_report(ev):
     ax = be.plot_metrics(ev)
     texts = by_gid(ax)
-    labels = {m: texts[f"label/NEW/{m}"].get_text() for m in RATES}
+    labels = {m: texts[f"label/NEW/{m}"].get_text().split("\n")[0] for m in RATES}
     assert labels == {"correctness": "0.91", "citation": "0.88", "refusal": "0.80"}
     assert texts["label/OLD/correctness"].get_text() == "0.84"  # 27/32 = 0.84375
 
@@ -127,23 +127,33 @@ def test_metrics_title_and_legend_tell_verdict_violations_and_missing(ev):
     assert "threshold" in legend
 
 
-def test_unmeasured_metric_is_shown_as_na_not_as_zero():
+def test_unmeasured_metric_is_a_label_not_a_bar():
     ev = be.evaluate(NO_ANSWER_ITEMS)
     ax = be.plot_metrics(ev)
     artists = by_gid(ax)
     for version in ("OLD", "NEW"):
         for metric in ("correctness", "citation"):
-            bar = artists[f"bar/{version}/{metric}"]
-            assert not bar.get_fill()
-            assert bar.get_hatch()
-            assert bar.get_height() > 0  # an outline, never a bar at 0
-            assert artists[f"label/{version}/{metric}"].get_text() == "n/a"
-        refusal = artists[f"bar/{version}/refusal"]
-        assert refusal.get_fill()
+            assert f"bar/{version}/{metric}" not in artists  # no bar, not even an outline
+        assert artists[f"bar/{version}/refusal"].get_fill()
+    for metric in ("correctness", "citation"):
+        assert artists[f"na/{metric}"].get_text() == "n/a\nno ANSWER item"
+    assert not any(p.get_hatch() for p in ax.patches)
     assert artists["bar/NEW/refusal"].get_height() == pytest.approx(0.5)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "not measured" in legend
     assert any(t.startswith("OLD") for t in legend) and any(t.startswith("NEW") for t in legend)
+
+
+def test_blocking_bars_are_marked_by_colour_and_label(ev):
+    ax = be.plot_metrics(ev)
+    artists = by_gid(ax)
+    red = to_rgba(plotting._BLOCKING_COLOR)
+    assert artists["bar/NEW/correctness"].get_facecolor() != red
+    assert artists["bar/NEW/citation"].get_facecolor() == red
+    assert artists["bar/NEW/refusal"].get_facecolor() == red
+    assert artists["bar/OLD/refusal"].get_facecolor() != red
+    assert artists["label/NEW/citation"].get_text() == "0.88\nregression"
+    assert artists["label/NEW/refusal"].get_text() == "0.80\nbelow threshold\nregression"
+    assert "blocks the release" in [t.get_text() for t in ax.get_legend().get_texts()]
 
 
 def test_plot_functions_draw_on_a_given_axes(ev):
@@ -210,7 +220,8 @@ def test_grid_has_labels_and_a_legend(ev):
 
 def test_grid_stays_usable_for_400_items():
     ev = be.evaluate(big_input(360, 40))
-    ax = be.plot_item_grid(ev)
+    ax = be.plot_item_grid(ev, max_items=400)
+    assert ax.get_ylabel() in {f"item (every {plotting.ordinal(k)} labelled)" for k in range(2, 20)}
     fig = ax.figure
     assert fig.get_figheight() <= 14
     labels = [t.get_text() for t in ax.get_yticklabels()]
@@ -236,16 +247,96 @@ def test_grid_can_show_other_versions():
         plotting.item_grid_outcomes(ev, ["NOPE"])
 
 
+def test_grid_counts_outcomes_above_its_size_limit():
+    ev = be.evaluate(big_input(360, 40))
+    ax = be.plot_item_grid(ev)
+    assert not ax.images  # no cell per item above GRID_MAX_ITEMS
+    artists = by_gid(ax)
+    outcomes = plotting.item_grid_outcomes(ev)
+    for (version, check), column in outcomes.items():
+        for outcome in ("pass", "fail", "violation", "missing"):
+            bar = artists[f"count/{version}/{check}/{outcome}"]
+            assert bar.get_width() == (column == outcome).sum()
+    assert "400 items" in ax.get_title()
+    small = be.plot_item_grid(be.evaluate(big_input(150, 50)))
+    assert small.images  # 200 items: still one cell per item
+
+
+def test_ordinals():
+    assert [plotting.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "23rd",
+        "101st",
+        "111th",
+    ]
+
+
+# --- literal text, inputs other than an Evaluation ---------------------------------------
+
+MATH_IDS = r"""THRESHOLDS 0.5 0.5 0.5
+$\q$ ANSWER $L$ a
+$x_1$ ANSWER L2 a
+q2 REFUSE - -
+RESULTS
+$v$ $\q$ $L$ N a $\alpha
+$v$ $x_1$ L2 N b
+$w$ $\q$ $L$ N b
+$w$ $x_1$ L2 N a
+$v$ q2 - Y no
+$w$ q2 - N yes
+"""
+
+
+@pytest.mark.parametrize(
+    "plot", ["plot_metrics", "plot_item_grid", "plot_changes", "plot_diff_intervals"]
+)
+def test_ids_and_labels_with_dollars_are_drawn_literally(plot):
+    ev = be.evaluate(MATH_IDS, "$v$", "$w$")
+    ax = getattr(be, plot)(ev)
+    ax.figure.canvas.draw()  # mathtext would raise on $\q$
+    texts = [*ax.texts, *ax.get_xticklabels(), *ax.get_yticklabels(), ax.title]
+    if ax.get_legend():
+        texts += ax.get_legend().get_texts()
+    shown = " ".join(t.get_text() for t in texts)
+    assert all(not t.get_parse_math() and not t.get_usetex() for t in texts)
+    if plot == "plot_item_grid":
+        assert r"$\q$" in shown and "$x_1$" in shown
+    if plot == "plot_changes":
+        assert r"$\q$" in shown
+    if plot in ("plot_metrics", "plot_changes"):
+        assert "$v$" in shown
+
+
+@pytest.mark.parametrize(
+    "plot", ["plot_metrics", "plot_item_grid", "plot_changes", "plot_diff_intervals"]
+)
+def test_plots_take_a_path_or_an_input(plot, ev):
+    want = getattr(be, plot)(ev)
+    for source in (SAMPLE, str(SAMPLE), be.load(SAMPLE)):
+        ax = getattr(be, plot)(source)
+        assert sorted(by_gid(ax)) == sorted(by_gid(want))
+
+
 # --- plot_changes -----------------------------------------------------------------------
 
+# j31 and r10 have no NEW result: missing, never regressed.
 FLIPS = {
-    ("correctness", "regressed"): ["j06", "j25", "j31"],
+    ("correctness", "regressed"): ["j06", "j25"],
     ("correctness", "fixed"): ["j05", "j14", "j15", "j20", "j30"],
-    ("citation", "regressed"): ["j18", "j25", "j29", "j31"],
+    ("citation", "regressed"): ["j18", "j25", "j29"],
     ("citation", "fixed"): ["j11"],
-    ("refusal", "regressed"): ["r03", "r10"],
+    ("refusal", "regressed"): ["r03"],
     ("refusal", "fixed"): ["r06"],
 }
+MISSING = {"correctness": ["j31"], "citation": ["j31"], "refusal": ["r10"]}
 
 
 def test_changes_bars_count_the_flipped_items(ev):
@@ -256,13 +347,15 @@ def test_changes_bars_count_the_flipped_items(ev):
         assert bar.get_width() == (len(ids) if change == "fixed" else -len(ids))
         assert artists[f"count/{change}/{metric}"].get_text() == str(len(ids))
         assert artists[f"ids/{change}/{metric}"].get_text() == ", ".join(ids)
+    for metric, ids in MISSING.items():
+        assert artists[f"ids/missing/{metric}"].get_text() == ", ".join(ids)
+        assert artists[f"count/missing/{metric}"].get_text() == "1 missing (not paired)"
 
 
 def test_changes_lists_are_cut_after_six_ids():
     ev = be.evaluate(big_input(60, 0))
     ax = be.plot_changes(ev)
-    flips = be.flipped_items(ev)
-    n = int(((flips["metric"] == "correctness") & (flips["change"] == "fixed")).sum())
+    n = ev.paired["correctness"].count("fixed")
     assert n > 6
     text = by_gid(ax)["ids/fixed/correctness"].get_text()
     assert text.endswith(f"+{n - 6} more")
@@ -275,14 +368,20 @@ def test_changes_with_nothing_flipped_says_so():
     assert all(p.get_width() == 0 for p in ax.patches)
 
 
-def test_flipped_items_balance_the_numerators(ev):
+def test_changes_without_flips_but_with_missing_items():
+    text = "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q0 L1 N a\n"
+    ax = be.plot_changes(be.evaluate(text))
+    artists = by_gid(ax)
+    assert artists["regressed/correctness"].get_width() == 0  # q1 is missing, not regressed
+    assert artists["ids/missing/correctness"].get_text() == "q1"
+
+
+def test_changes_come_from_the_paired_core(ev):
     flips = be.flipped_items(ev)
-    metrics = ev.metrics.set_index(["version", "metric"])["numerator"]
-    for metric in RATES:
-        of = flips[flips["metric"] == metric]
-        fixed = (of["change"] == "fixed").sum()
-        regressed = (of["change"] == "regressed").sum()
-        assert fixed - regressed == metrics[("NEW", metric)] - metrics[("OLD", metric)]
+    for m in ev.paired.metrics:
+        of = flips[flips["metric"] == m.metric]
+        assert (of["change"] == "fixed").sum() == m.table.fixed
+        assert (of["change"] == "regressed").sum() == m.table.regressed
     got = {
         key: group["item_id"].tolist()
         for key, group in flips.groupby(["metric", "change"], observed=True)
