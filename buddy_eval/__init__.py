@@ -16,6 +16,7 @@ from importlib import import_module
 from .decision import Decision
 from .errors import BuddyEvalError, InputError
 from .evaluation import Evaluation, evaluate, report
+from .formatting import Report
 from .loading import EvalInput, from_frames, load
 from .paired import Settings, item_changes
 from .thresholds import Thresholds
@@ -29,6 +30,8 @@ _LAZY = {
     "plot_diff_intervals": "plotting",
     "flipped_items": "display",
     "metrics_table": "display",
+    "format_metrics_table": "display",
+    "collapsible": "display",
 }
 
 __all__ = [
@@ -37,10 +40,13 @@ __all__ = [
     "EvalInput",
     "Evaluation",
     "InputError",
+    "Report",
     "Settings",
     "Thresholds",
     "evaluate",
+    "collapsible",
     "flipped_items",
+    "format_metrics_table",
     "from_frames",
     "item_changes",
     "load",

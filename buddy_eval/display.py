@@ -25,7 +25,8 @@ from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING
 
-from .formatting import format_fraction
+from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction
+from .formatting import format_count as plural
 from .vocabulary import CHANGES, ITEM_TYPES, METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,13 +45,6 @@ __all__ = [
 
 MAX_LISTED_IDS = 10
 
-#: CSS classes telling MathJax (classic notebook, JupyterLab) to leave a fragment alone.
-NO_MATH = "tex2jax_ignore mathjax_ignore"
-
-_VERDICT_STYLE = {
-    True: "background:#e6f4ea;border-left:4px solid #1b7f3b;",
-    False: "background:#fdecea;border-left:4px solid #b3261e;",
-}
 
 #: The changes :func:`flipped_items` lists, in row order (names from the vocabulary).
 _FLIPS = ("regressed", "fixed")
@@ -78,41 +72,6 @@ _COUNT_COLUMNS = [
 ]
 _RATE_COLUMNS = ["baseline_rate", "candidate_rate", "threshold"]
 METRICS_TABLE_COLUMNS = [*_COUNT_COLUMNS, *_RATE_COLUMNS, "status"]
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 item``, ``2 items``: a count and the word agreeing with it.
-
-    >>> plural(1, "paired item"), plural(2, "paired item"), plural(0, "match", "matches")
-    ('1 paired item', '2 paired items', '0 matches')
-    """
-    return f"{n} {word if n == 1 else (words or word + 's')}"
-
-
-class Report(str):
-    """The canonical three lines (baseline, candidate, verdict) as a ``str``.
-
-    It is a plain string everywhere (compare it, print it, write it), and in
-    Jupyter it shows as the three lines rather than a quoted repr
-    (``_repr_pretty_``), or as a preformatted block whose verdict line is
-    green for ``RELEASE`` and red for ``BLOCK`` (``_repr_html_``, escaped).
-    """
-
-    __slots__ = ()
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(str(self))
-
-    def _repr_html_(self) -> str:
-        lines = str(self).split("\n")
-        verdict = lines[-1]
-        release = verdict == "RELEASE"
-        head = "".join(f"{escape(line)}\n" for line in lines[:-1])
-        style = _VERDICT_STYLE[release] if release or verdict.startswith("BLOCK") else ""
-        return (
-            f'<pre class="buddy-eval-report {NO_MATH}">{head}'
-            f'<span style="{style}padding:0 4px;font-weight:bold;">{escape(verdict)}</span></pre>'
-        )
 
 
 class Collapsible:
@@ -415,7 +374,7 @@ def evaluation_html(evaluation) -> str:
     word = "RELEASE" if decision.release else "BLOCK"
     reasons = "; ".join(decision.reasons)
     verdict = (
-        f'<p style="{_VERDICT_STYLE[decision.release]}padding:4px 8px;">'
+        f'<p style="{VERDICT_STYLE[decision.release]}padding:4px 8px;">'
         f"<strong>{word}</strong>{': ' + escape(reasons) if reasons else ''}</p>"
     )
     table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .decision import Decision, decide
-from .formatting import format_report
+from .formatting import Report, format_report
 from .loading import EvalInput, load
 from .paired import (
     PairedComparison,
@@ -184,7 +184,7 @@ class Evaluation:
             self.candidate,
         ) else self.counts.values(version)
 
-    def report(self) -> str:
+    def report(self) -> Report:
         """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
         return format_report(
             self.baseline,
@@ -295,7 +295,7 @@ def evaluate(
     return Evaluation(load(data, trials=trials), baseline, candidate, settings)
 
 
-def report(source, baseline: str = "OLD", candidate: str = "NEW") -> str:
+def report(source, baseline: str = "OLD", candidate: str = "NEW") -> Report:
     """The canonical three-line report for an input, for scripts and CI.
 
     Parameters

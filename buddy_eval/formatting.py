@@ -15,12 +15,16 @@ the task comparison):
 from __future__ import annotations
 
 from fractions import Fraction
+from html import escape
 
 from .decision import Decision
 from .vocabulary import RATE_METRICS
 
 __all__ = [
     "MAX_LISTED_IDS",
+    "NO_MATH",
+    "VERDICT_STYLE",
+    "Report",
     "format_count",
     "format_diff",
     "format_fraction",
@@ -173,6 +177,42 @@ def format_id_list(ids, limit: int = MAX_LISTED_IDS, empty: str = "none") -> str
     return shown + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
+#: CSS classes telling MathJax (classic notebook, JupyterLab) to leave a fragment alone.
+NO_MATH = "tex2jax_ignore mathjax_ignore"
+
+#: Inline style of a verdict: green for RELEASE (True), red for BLOCK (False).
+VERDICT_STYLE = {
+    True: "background:#e6f4ea;border-left:4px solid #1b7f3b;",
+    False: "background:#fdecea;border-left:4px solid #b3261e;",
+}
+
+
+class Report(str):
+    """The canonical three lines (baseline, candidate, verdict) as a ``str``.
+
+    It is a plain string everywhere (compare it, print it, write it), and in
+    Jupyter it shows as the three lines rather than a quoted repr
+    (``_repr_pretty_``), or as a preformatted block whose verdict line is
+    green for ``RELEASE`` and red for ``BLOCK`` (``_repr_html_``, escaped).
+    """
+
+    __slots__ = ()
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        lines = str(self).split("\n")
+        verdict = lines[-1]
+        release = verdict == "RELEASE"
+        head = "".join(f"{escape(line)}\n" for line in lines[:-1])
+        style = VERDICT_STYLE[release] if release or verdict.startswith("BLOCK") else ""
+        return (
+            f'<pre class="buddy-eval-report {NO_MATH}">{head}'
+            f'<span style="{style}padding:0 4px;font-weight:bold;">{escape(verdict)}</span></pre>'
+        )
+
+
 def format_version_line(label: str, values: dict) -> str:
     """``LABEL: correctness 0.67 citation 0.67 refusal 1.00 violations 0``."""
     figures = " ".join(f"{m} {format_fraction(values[m])}" for m in RATE_METRICS)
@@ -181,12 +221,14 @@ def format_version_line(label: str, values: dict) -> str:
 
 def format_report(
     baseline: str, baseline_values: dict, candidate: str, candidate_values: dict, decision: Decision
-) -> str:
-    """The three canonical lines, without a trailing newline."""
-    return "\n".join(
-        [
-            format_version_line(baseline, baseline_values),
-            format_version_line(candidate, candidate_values),
-            decision.verdict,
-        ]
+) -> Report:
+    """The three canonical lines, without a trailing newline (a :class:`Report`)."""
+    return Report(
+        "\n".join(
+            [
+                format_version_line(baseline, baseline_values),
+                format_version_line(candidate, candidate_values),
+                decision.verdict,
+            ]
+        )
     )

@@ -94,7 +94,6 @@ def run(argv: list[str]) -> int:
     except InputError as exc:
         return error(str(exc))
     warn(evaluation.warnings)
-    options = {"date": args.date} if args.date is not None else {}
     try:
         html = render_report(
             args.input,
@@ -102,7 +101,7 @@ def run(argv: list[str]) -> int:
             args.candidate,
             notebook=args.notebook,
             with_code=args.with_code,
-            **options,
+            date=args.date,
         )
     except InputError as exc:
         return error(str(exc))
