@@ -1262,16 +1262,25 @@ def _check_item_diffs(diffs) -> list:
     except TypeError:
         raise InputError(f"diffs must be a list of numbers in [-1, 1], got {diffs!r}") from None
     for index, value in enumerate(values):
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, Real)
-            or not (isinstance(value, (Integral, Fraction)) or math.isfinite(value))
-            or not -1 <= value <= 1
+        kind = type(value)
+        # Fast paths for the usual types (ABC checks cost a microsecond an item).
+        if kind is Fraction or kind is int:
+            if abs(value.numerator) <= value.denominator:
+                continue
+        elif kind is float:
+            if -1.0 <= value <= 1.0:  # NaN fails the comparison
+                continue
+        elif (
+            not isinstance(value, bool)
+            and isinstance(value, Real)
+            and (isinstance(value, (Integral, Fraction)) or math.isfinite(value))
+            and -1 <= value <= 1
         ):
-            raise InputError(
-                f"diffs must be numbers in [-1, 1] (per-item rate differences), "
-                f"got {value!r} at position {index}"
-            )
+            continue
+        raise InputError(
+            f"diffs must be numbers in [-1, 1] (per-item rate differences), "
+            f"got {value!r} at position {index}"
+        )
     return values
 
 
