@@ -44,38 +44,42 @@ def _observed(rate: VersionRate) -> str:
 def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
     settings = paired.settings
     base, cand = paired.baseline, paired.candidate
-    t = m.table
+    t, trials = m.table, m.trials
     total = m.baseline.items
-    head = f"{m.metric}: {t.n} of {format_count(total, m.item_type + ' item')} paired"
+    head = f"{m.metric}: {m.n_paired} of {format_count(total, m.item_type + ' item')} paired"
     if m.missing:
         head += f", {m.missing} missing (no result in at least one version; not paired)"
+    counted = ", ".join(f"{label} {n}" for label, n in m.counts().items() if label != "n_paired")
     lines = [
         head,
         f"  gate rate    {base} {format_rate(m.baseline.gate)}   "
         f"{cand} {format_rate(m.candidate.gate)}   (a missing result counts as failed)",
         f"  observed     {_observed(m.baseline)}   {_observed(m.candidate)}",
-        f"  items        both pass {t.both_pass}, both fail {t.both_fail}, "
-        f"fixed {t.fixed}, regressed {t.regressed}, missing {m.missing}",
+        f"  items        {counted.replace('_', ' ')}",
     ]
-    for change in _LISTED:
+    for change in (*_LISTED, "mixed") if trials else _LISTED:
         if m.ids[change]:
             lines.append(f"  {change:<12} {format_id_list(m.ids[change])}")
+    if trials is not None:
+        lines += _trial_lines(m, paired)
     alpha = settings.alpha
+    test = "test" if trials is not None else "McNemar"
     if m.ready:
         lines.append(
-            f"  difference   {format_diff(t.diff)} {format_interval(*m.diff_ci, signed=True)} "
-            f"({cand} - {base}, paired; Newcombe hybrid score)"
+            f"  difference   {format_diff(m.diff)} {format_interval(*m.diff_ci, signed=True)} "
+            f"({cand} - {base}, paired; {m.diff_method})"
         )
+        how = "exact, two-sided" if trials is None else m.test_method
         lines.append(
-            f"  McNemar      p {format_p_value(m.p_value, alpha)} (exact, two-sided); "
+            f"  {test:<12} p {format_p_value(m.p_value, alpha)} ({how}); "
             f"Holm-adjusted p {format_p_value(m.p_holm, alpha)}"
         )
         lines.append(f"  reading      {m.reading[1]}")
-        lines.append("  ready        yes")
+        lines.append("  ready        yes" + (" (items are counted, not trials)" if trials else ""))
     else:
-        lines.append(f"  difference   {format_diff(t.diff)} ({cand} - {base}, paired; no interval)")
-        lines.append("  McNemar      not computed")
-        paired_n = format_count(t.n, "paired item") if t.n else "no paired item"
+        lines.append(f"  difference   {format_diff(m.diff)} ({cand} - {base}, paired; no interval)")
+        lines.append(f"  {test:<12} not computed")
+        paired_n = format_count(m.n_paired, "paired item") if m.n_paired else "no paired item"
         lines.append(
             f"  ready        NO: {paired_n}, fewer than {settings.min_paired}; "
             "no p-value or difference interval"
@@ -103,11 +107,41 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
     return lines
 
 
+def _trial_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
+    trials = m.trials
+    b, c = trials.baseline, trials.candidate
+    lines = []
+    if trials.flaky_ids:
+        lines.append(
+            f"  flaky        {format_id_list(trials.flaky_ids)} (trials disagree within a version)"
+        )
+    if b.k is not None:
+        lines.append(
+            f"  pass@{b.k:<7} {b.version} {format_rate(b.pass_at_k)}   "
+            f"{c.version} {format_rate(c.pass_at_k)}   (at least one of {b.k} trials passes)"
+        )
+        lines.append(
+            f"  pass^{b.k:<7} {b.version} {format_rate(b.pass_hat_k)}   "
+            f"{c.version} {format_rate(c.pass_hat_k)}   (all {b.k} trials pass)"
+        )
+    shares = [
+        f"{v.version} {format_percent(v.within_share)}%"
+        for v in (b, c)
+        if v.within_share is not None
+    ]
+    if shares:
+        lines.append(
+            f"  variance     within items: {', '.join(shares)} of the trial-to-trial variance"
+        )
+    if trials.plan:
+        lines.append(f"  next         {trials.plan}")
+    return lines
+
+
 def _sensitivity(case, alpha: float) -> str:
-    t = case.table
-    text = f"{format_diff(t.diff)}"
+    text = f"{format_diff(case.diff)}"
     if case.diff_ci is None:
-        return text + f" ({format_count(t.n, 'paired item')}; not ready)"
+        return text + f" ({format_count(case.n, 'paired item')}; not ready)"
     return (
         f"{text} {format_interval(*case.diff_ci, signed=True)}, p "
         f"{format_p_value(case.p_value, alpha)}, {_SHORT_READING[case.reading[0]]}"
@@ -124,10 +158,18 @@ def format_details(paired: PairedComparison) -> str:
     """
     settings = paired.settings
     level = format_percent(settings.confidence)
+    if any(m.trials is not None for m in paired.metrics):
+        methods = (
+            "t over the per-item rates per version; paired t on per-item differences, "
+            "items as clusters"
+        )
+    else:
+        methods = (
+            "Wilson per version over the items with a result; Newcombe for the paired difference"
+        )
     lines = [
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
-        f"- {level}% intervals (Wilson per version over the items with a result; Newcombe for "
-        "the paired difference)",
+        f"- {level}% intervals ({methods})",
         "- a metric is ready for a decision from "
         + format_count(settings.min_paired, "paired item"),
         f"- {MISSING_COUNTS_AS_FAILED}",

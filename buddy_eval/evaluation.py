@@ -105,6 +105,11 @@ class Evaluation:
             return self._grid
         return score_grid(self.data, [self.baseline, self.candidate, *others])
 
+    @property
+    def compared_counts(self) -> Counts:
+        """Exact counts of the baseline and the candidate only (what the decision reads)."""
+        return self._counts
+
     @cached_property
     def counts(self) -> Counts:
         """Exact per-version counts of every version in the input, baseline and candidate first."""
@@ -179,10 +184,15 @@ class Evaluation:
 
     def values(self, version: str) -> dict[str, Fraction | int | None]:
         """One version's metrics as exact fractions (None when not measured)."""
-        return self._counts.values(version) if version in (
-            self.baseline,
-            self.candidate,
-        ) else self.counts.values(version)
+        return (
+            self._counts.values(version)
+            if version
+            in (
+                self.baseline,
+                self.candidate,
+            )
+            else self.counts.values(version)
+        )
 
     def report(self) -> Report:
         """The canonical three lines (baseline, candidate, verdict), no trailing newline."""

@@ -95,17 +95,64 @@ def _sensitivity(m) -> dict | None:
         return None
     out = {}
     for case, s in m.sensitivity.items():
-        out[f"missing_as_{case}"] = {
+        table = {} if s.table is None else {
             "both_pass": s.table.both_pass,
             "fixed": s.table.fixed,
             "regressed": s.table.regressed,
             "both_fail": s.table.both_fail,
-            "diff_exact": _exact(s.table.diff),
+        }  # fmt: skip
+        out[f"missing_as_{case}"] = {
+            **table,
+            "n_paired": s.n,
+            "diff_exact": _exact(s.diff),
             "diff_ci": _interval(s.diff_ci),
             "p_value": _number(s.p_value),
             "reading": None if s.reading is None else s.reading[0],
         }
     return out
+
+
+def _trial_version(v) -> dict:
+    return {
+        "items": v.items,
+        "trials": v.trials,
+        "k": v.k,
+        "pass_at_k": _float(v.pass_at_k),
+        "pass_at_k_exact": _exact(v.pass_at_k),
+        "pass_hat_k": _float(v.pass_hat_k),
+        "pass_hat_k_exact": _exact(v.pass_hat_k),
+        "within_item_variance_share": _number(v.within_share),
+    }
+
+
+def _trials(t) -> dict:
+    return {
+        "n_items": t.n_items,
+        "readiness_counts": "items, not trials",
+        "baseline": _trial_version(t.baseline),
+        "candidate": _trial_version(t.candidate),
+        "pass_at_k_method": "unbiased estimator 1 - C(n-c, k) / C(n, k), mean over items",
+        "pass_hat_k_method": "unbiased estimator C(c, k) / C(n, k), mean over items",
+        "variance_method": "one-way ANOVA of single-trial outcomes, items as groups",
+        "flaky_ids": list(t.flaky_ids),
+        "plan": t.plan,
+        "item_rates": {item: [_exact(b), _exact(c)] for item, b, c in t.item_rates},
+    }
+
+
+def _trial_totals(paired) -> dict | None:
+    """Trials per version over every golden item; None without repeated trials."""
+    with_trials = [m for m in paired.metrics if m.trials is not None and m.metric != "citation"]
+    if not with_trials:
+        return None
+    return {
+        role: {
+            "version": getattr(with_trials[0].trials, role).version,
+            "trials": sum(getattr(m.trials, role).trials for m in with_trials),
+            "items_with_a_trial": sum(getattr(m.trials, role).items for m in with_trials),
+        }
+        for role in ("baseline", "candidate")
+    }
 
 
 def json_report(evaluation) -> dict:
@@ -136,33 +183,33 @@ def json_report(evaluation) -> dict:
     versions = {}
     for role, label in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
         entry: dict = {}
+        parts = evaluation.compared_counts.parts(label)
         for metric in RATE_METRICS:
             m = paired[metric]
             rate = getattr(m, role)
             entry[metric] = {
-                "numerator": rate.passed,
-                "denominator": rate.items,
+                "numerator": parts[metric][0],
+                "denominator": parts[metric][1],
                 "value": _float(rate.gate),
                 "exact": _exact(rate.gate),
                 "observed": rate.observed,
                 "observed_passed": rate.passed,
                 "ci": _interval(rate.ci),
-                "ci_method": "Wilson score, over the items with a result",
+                "ci_method": m.observed_method,
             }
         entry["violations"] = paired.violations[0 if role == "baseline" else 1].violations
         versions[label] = entry
 
     per_metric = {}
     for m in paired.metrics:
-        t = m.table
         per_metric[m.metric] = {
             **m.counts(),
             "p_value": _number(m.p_value),
-            "p_value_method": "exact McNemar (two-sided binomial test on discordant pairs)",
-            "diff": _float(t.diff),
-            "diff_exact": _exact(t.diff),
+            "p_value_method": m.test_method,
+            "diff": _float(m.diff),
+            "diff_exact": _exact(m.diff),
             "diff_ci": _interval(m.diff_ci),
-            "diff_ci_method": "Newcombe hybrid score (paired)",
+            "diff_ci_method": m.diff_method,
             "p_value_holm": _number(m.p_holm),
             "p_value_holm_method": "Holm step-down over the metrics with a p-value",
             "reading": None if m.reading is None else m.reading[0],
@@ -174,18 +221,22 @@ def json_report(evaluation) -> dict:
                 "margin": settings.margin,
                 "lower_bound": _number(m.noninferiority_bound),
                 "noninferior": m.noninferior,
-                "method": "one-sided lower bound: Newcombe hybrid score at two-sided level "
-                "2 * confidence - 1",
+                "method": m.noninferiority_method,
             },
             "ready_for_decision": m.ready,
             "required_n": m.required_n,
-            "required_n_method": "exact power of the exact McNemar test",
+            "required_n_method": None
+            if m.required_n is None
+            else "exact power of the exact McNemar test",
             "required_n_assumed_discordance": m.assumed_discordance,
             "note": readiness_note(m, settings.min_paired),
             "fixed_ids": list(m.ids["fixed"]),
             "regressed_ids": list(m.ids["regressed"]),
             "missing_ids": list(m.ids["missing"]),
         }
+        if m.trials is not None:
+            per_metric[m.metric]["mixed_ids"] = list(m.ids["mixed"])
+            per_metric[m.metric]["trials"] = _trials(m.trials)
 
     bounds = {
         b.version: {
@@ -231,6 +282,7 @@ def json_report(evaluation) -> dict:
             label: list(evaluation.missing_ids(label))
             for label in (evaluation.baseline, evaluation.candidate)
         },
+        "trials": _trial_totals(paired),
         "warnings": list(evaluation.warnings),
     }
 

@@ -52,6 +52,7 @@ NOTEBOOK_NAME = "release_evaluation.ipynb"
 CELL_TIMEOUT = 600  # seconds; a hung kernel must not hang CI
 REPORT_TITLE = "Buddy release report"
 
+
 def default_notebook() -> Path:
     """Where the release notebook lives: ``notebooks/`` beside the package directory."""
     return Path(__file__).resolve().parent.parent / "notebooks" / NOTEBOOK_NAME

@@ -33,11 +33,14 @@ from .stats import (
     holm,
     is_ready,
     noninferiority_bound,
+    paired_item_differences_test,
+    paired_rate_interval,
     reading,
     required_paired_n_exact,
     wilson_interval,
 )
-from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS
+from .trials import TrialComparison, compare_trials, item_differences, item_rate_changes
+from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,7 +141,10 @@ class Changes:
     baseline_present, candidate_present : numpy.ndarray of bool
         That version has a result for the item.
     change : numpy.ndarray of int8
-        Index into :data:`~buddy_eval.vocabulary.CHANGES`.
+        Index into :attr:`labels`.
+    trials : tuple of numpy.ndarray or None
+        Repeated trials only: trials and passing trials per item, baseline
+        then candidate (``base_n, base_k, cand_n, cand_k``).
     """
 
     metric: str
@@ -148,6 +154,12 @@ class Changes:
     baseline_present: np.ndarray
     candidate_present: np.ndarray
     change: np.ndarray
+    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The change labels :attr:`change` indexes: with trials, ``mixed`` too."""
+        return CHANGES if self.trials is None else TRIAL_CHANGES
 
 
 def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
@@ -159,6 +171,15 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
     for metric in RATE_METRICS:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
         rows = np.flatnonzero(wanted)
+        if grid.trials is not None:
+            n = grid.trials.reshape(shape)
+            k = grid.passes[metric].reshape(shape)
+            counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
+            bp, cp = counts[0] > 0, counts[2] > 0
+            b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
+            change = item_rate_changes(*counts)
+            out.append(Changes(metric, rows, b, c, bp, cp, change, counts))
+            continue
         passed = flags[metric].reshape(shape)
         b, c = passed[0, rows], passed[1, rows]
         bp, cp = present[0, rows], present[1, rows]
@@ -216,17 +237,36 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
         known = np.concatenate([getattr(c, present) for c in changes])
         return pd.arrays.BooleanArray(got & known, ~known)
 
-    return pd.DataFrame(
+    labels = changes[0].labels if changes else CHANGES
+    frame = pd.DataFrame(
         {
             "metric": pd.Categorical.from_codes(metric, categories=list(RATE_METRICS)),
             "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
             "baseline_pass": nullable("baseline_pass", "baseline_present"),
             "candidate_pass": nullable("candidate_pass", "candidate_present"),
             "change": pd.Categorical.from_codes(
-                np.concatenate([c.change for c in changes]), categories=list(CHANGES)
+                np.concatenate([c.change for c in changes]), categories=list(labels)
             ),
         }
     )
+    if not changes or changes[0].trials is None:
+        return frame
+    base_n, base_k, cand_n, cand_k = (
+        np.concatenate([c.trials[j] for c in changes]) for j in range(4)
+    )
+
+    def rate(k, n):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = pd.array(k / np.where(n > 0, n, 1), dtype="Float64")
+        values[n == 0] = pd.NA
+        return values
+
+    frame["baseline_rate"] = rate(base_k, base_n)
+    frame["candidate_rate"] = rate(cand_k, cand_n)
+    frame["baseline_trials"] = base_n.astype(np.int64)
+    frame["candidate_trials"] = cand_n.astype(np.int64)
+    frame["flaky"] = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    return frame
 
 
 @dataclass(frozen=True)
@@ -256,6 +296,7 @@ class VersionRate:
     items: int
     observed: int
     ci: tuple[float, float]
+    observed_mean: Fraction | None = None
 
     @property
     def missing(self) -> int:
@@ -264,7 +305,9 @@ class VersionRate:
 
     @property
     def observed_rate(self) -> Fraction | None:
-        """``passed / observed``, exact; None when nothing was observed."""
+        """``passed / observed`` (with trials: the mean item rate), exact; None if none seen."""
+        if self.observed_mean is not None:
+            return self.observed_mean
         return Fraction(self.passed, self.observed) if self.observed else None
 
 
@@ -326,6 +369,7 @@ class MetricComparison:
     sensitivity: dict | None = field(default=None, repr=False)
     noninferiority_bound: float | None = None
     noninferior: bool | None = None
+    trials: TrialComparison | None = None
 
     @property
     def measured(self) -> bool:
@@ -339,7 +383,38 @@ class MetricComparison:
 
     @property
     def n_paired(self) -> int:
-        return self.table.n
+        """Items with a result in both versions (with trials, ``mixed`` ones included)."""
+        return self.table.n + len(self.ids.get("mixed", ()))
+
+    @property
+    def diff(self) -> Fraction | None:
+        """Candidate minus baseline over the paired items (with trials: mean rate difference)."""
+        return self.trials.mean_diff if self.trials is not None else self.table.diff
+
+    @property
+    def diff_method(self) -> str:
+        if self.trials is not None:
+            return self.trials.interval_method
+        return "Newcombe hybrid score"
+
+    @property
+    def test_method(self) -> str:
+        if self.trials is not None:
+            method = self.trials.test_method or "not computed"
+            return f"sign-flip test on per-item rate differences; {method}"
+        return "exact McNemar (two-sided binomial test on discordant pairs)"
+
+    @property
+    def observed_method(self) -> str:
+        if self.trials is not None:
+            return "t interval over the per-item rates of the items with a trial"
+        return "Wilson score, over the items with a result"
+
+    @property
+    def noninferiority_method(self) -> str:
+        if self.trials is not None:
+            return "one-sided lower bound: paired t at two-sided level 2 * confidence - 1"
+        return "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
 
     def count(self, change: str) -> int:
         """Items with this change label."""
@@ -348,14 +423,17 @@ class MetricComparison:
     def counts(self) -> dict[str, int]:
         """``n_paired``, the 2x2 table and ``missing``, in the order the views show them."""
         t = self.table
-        return {
-            "n_paired": t.n,
+        counts = {
+            "n_paired": self.n_paired,
             "both_pass": t.both_pass,
             "both_fail": t.both_fail,
             "fixed": t.fixed,
             "regressed": t.regressed,
-            "missing": self.missing,
         }
+        if "mixed" in self.ids:
+            counts["mixed"] = len(self.ids["mixed"])
+        counts["missing"] = self.missing
+        return counts
 
 
 @dataclass(frozen=True)
@@ -364,27 +442,42 @@ class Sensitivity:
 
     Attributes
     ----------
-    table : PairedTable
-        The 2x2 table with the missing items added.
+    n : int
+        Paired items, the missing ones included.
+    diff : Fraction or None
+        Candidate minus baseline over them, exact.
     diff_ci : tuple of float or None
-        Newcombe interval; None when that table is not ready.
+        The interval; None when that many items are not ready.
     p_value : float or None
-        Exact McNemar; None when not ready.
+        The exact test; None when not ready.
     reading : tuple of str or None
+    table : PairedTable or None
+        The 2x2 table with the missing items added (one trial per item).
     """
 
-    table: PairedTable
+    n: int
+    diff: Fraction | None
     diff_ci: tuple[float, float] | None
     p_value: float | None
     reading: tuple[str, str] | None
+    table: PairedTable | None = None
 
 
 def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
-    ready = is_ready(table.n, settings.min_paired)
-    if not ready:
-        return Sensitivity(table, None, None, None)
+    if not is_ready(table.n, settings.min_paired):
+        return Sensitivity(table.n, table.diff, None, None, None, table)
     ci, p = table.diff_interval(settings.confidence), table.mcnemar()
-    return Sensitivity(table, ci, p, reading(ci, p, settings.alpha))
+    return Sensitivity(table.n, table.diff, ci, p, reading(ci, p, settings.alpha), table)
+
+
+def _trial_sensitivity(diffs: list, settings: Settings) -> Sensitivity:
+    n = len(diffs)
+    diff = sum(diffs, Fraction(0)) / n if n else None
+    if not is_ready(n, settings.min_paired):
+        return Sensitivity(n, diff, None, None, None)
+    ci = paired_rate_interval(diffs, settings.confidence)
+    p = paired_item_differences_test(diffs, settings.alpha).p_value
+    return Sensitivity(n, diff, ci, p, reading(ci, p, settings.alpha))
 
 
 @dataclass(frozen=True)
@@ -436,10 +529,21 @@ class PairedComparison:
         raise KeyError(metric)
 
 
-def _version_rate(version, passed, present, gate, confidence) -> VersionRate:
+def _version_rate(version, passed, present, gate, settings: Settings) -> VersionRate:
     passed_n, observed = int(np.count_nonzero(passed & present)), int(np.count_nonzero(present))
-    ci = wilson_interval(passed_n, observed, confidence)
+    ci = wilson_interval(passed_n, observed, settings.confidence)
     return VersionRate(version, gate, passed_n, len(present), observed, ci)
+
+
+def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
+    """With trials: the mean item rate over the items with a trial, a t interval over items."""
+    tried = n > 0
+    rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
+    low, high = paired_rate_interval(rates, settings.confidence)
+    ci = (max(0.0, low), min(1.0, high)) if rates else (math.nan, math.nan)
+    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
+    all_pass = int(np.count_nonzero(tried & (k == n)))
+    return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
 
 
 def compare_versions(
@@ -475,41 +579,77 @@ def compare_versions(
 
     metrics = []
     for c in changes:
-        counts = np.bincount(c.change, minlength=len(CHANGES))
-        table = PairedTable(
-            both_pass=int(counts[_BOTH_PASS]),
-            fixed=int(counts[_FIXED]),
-            regressed=int(counts[_REGRESSED]),
-            both_fail=int(counts[_BOTH_FAIL]),
-        )
+        labels = c.labels
         ids = {
             label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
-            for k, label in enumerate(CHANGES)
+            for k, label in enumerate(labels)
         }
-        ready = is_ready(table.n, settings.min_paired)
-        diff_ci = table.diff_interval(settings.confidence) if ready else None
-        p_value = table.mcnemar() if ready else None
-        measured = len(c.rows) > 0
-        discordance = table.discordant / table.n if ready else DEFAULT_DISCORDANCE
-        missing = len(ids["missing"])
-        sensitivity = None
-        if missing and measured:
-            sensitivity = {
-                "regressed": _sensitivity(
-                    PairedTable(t_pass := table.both_pass, table.fixed,
-                                table.regressed + missing, table.both_fail),
-                    settings,
-                ),
-                "unchanged": _sensitivity(
-                    PairedTable(t_pass, table.fixed, table.regressed, table.both_fail + missing),
-                    settings,
-                ),
-            }  # fmt: skip
-        bound = (
-            noninferiority_bound(table, settings.confidence)
-            if settings.margin is not None
-            else None
+        table = PairedTable(
+            both_pass=len(ids["both pass"]),
+            fixed=len(ids["fixed"]),
+            regressed=len(ids["regressed"]),
+            both_fail=len(ids["both fail"]),
         )
+        measured = len(c.rows) > 0
+        missing = len(ids["missing"])
+        trial = None
+        if c.trials is None:
+            ready = is_ready(table.n, settings.min_paired)
+            diff_ci = table.diff_interval(settings.confidence) if ready else None
+            p_value = table.mcnemar() if ready else None
+            discordance = table.discordant / table.n if ready else DEFAULT_DISCORDANCE
+            required_n = (
+                required_paired_n_exact(discordance, settings.drop, settings.alpha, settings.power)
+                if measured
+                else None
+            )
+            sensitivity = None
+            if missing and measured:
+                sensitivity = {
+                    "regressed": _sensitivity(replace(table, regressed=table.regressed + missing),
+                                              settings),
+                    "unchanged": _sensitivity(replace(table, both_fail=table.both_fail + missing),
+                                              settings),
+                }  # fmt: skip
+            bound = (
+                noninferiority_bound(table, settings.confidence)
+                if settings.margin is not None
+                else None
+            )
+            base_rate = _version_rate(
+                baseline, c.baseline_pass, c.baseline_present, baseline_values[c.metric], settings
+            )
+            cand_rate = _version_rate(
+                candidate,
+                c.candidate_pass,
+                c.candidate_present,
+                candidate_values[c.metric],
+                settings,
+            )
+        else:
+            names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
+            trial = compare_trials(
+                baseline, candidate, *c.trials, names, settings.min_paired, settings.confidence
+            )
+            ready = is_ready(trial.n_items, settings.min_paired)
+            diff_ci, p_value = trial.diff_ci, trial.p_value
+            discordance = required_n = None
+            diffs = item_differences(*c.trials)
+            sensitivity = None
+            if missing and measured:
+                sensitivity = {
+                    "regressed": _trial_sensitivity(diffs + [Fraction(-1)] * missing, settings),
+                    "unchanged": _trial_sensitivity(diffs + [Fraction(0)] * missing, settings),
+                }
+            bound = None
+            if settings.margin is not None and len(diffs) >= 2:
+                bound = paired_rate_interval(diffs, 2 * settings.confidence - 1)[0]
+            elif settings.margin is not None:
+                bound = math.nan
+            base_rate = _trial_rate(baseline, c.trials[0], c.trials[1], baseline_values[c.metric],
+                                    settings)  # fmt: skip
+            cand_rate = _trial_rate(candidate, c.trials[2], c.trials[3],
+                                    candidate_values[c.metric], settings)  # fmt: skip
         noninferior = None
         if settings.margin is not None and measured:
             noninferior = bool(
@@ -521,35 +661,18 @@ def compare_versions(
                 item_type=ITEM_TYPE_OF[c.metric],
                 table=table,
                 ids=ids,
-                baseline=_version_rate(
-                    baseline,
-                    c.baseline_pass,
-                    c.baseline_present,
-                    baseline_values[c.metric],
-                    settings.confidence,
-                ),
-                candidate=_version_rate(
-                    candidate,
-                    c.candidate_pass,
-                    c.candidate_present,
-                    candidate_values[c.metric],
-                    settings.confidence,
-                ),
+                baseline=base_rate,
+                candidate=cand_rate,
                 ready=ready,
                 diff_ci=diff_ci,
                 p_value=p_value,
-                required_n=(
-                    required_paired_n_exact(
-                        discordance, settings.drop, settings.alpha, settings.power
-                    )
-                    if measured
-                    else None
-                ),
+                required_n=required_n,
                 assumed_discordance=discordance if measured else None,
-                reading=reading(diff_ci, p_value, settings.alpha) if ready else None,
+                reading=reading(diff_ci, p_value, settings.alpha) if ready and diff_ci else None,
                 sensitivity=sensitivity,
                 noninferiority_bound=bound,
                 noninferior=noninferior,
+                trials=trial,
             )
         )
     adjusted = holm([m.p_value for m in metrics])

@@ -429,6 +429,21 @@ class Counts:
         values["violations"] = num[METRICS.index("violations")]
         return values
 
+    def parts(self, version: str) -> dict[str, tuple[int, int]]:
+        """Per metric, ``(numerator, denominator)`` whose ratio is the exact value.
+
+        With repeated trials both are multiplied by the scale (as in
+        :meth:`to_frame`); violations are ``(count, REFUSE items)``.
+        """
+        self.values(version)  # the same check of the label
+        row = self.versions.index(version)
+        scale = [1] * len(METRICS) if self.scale is None else self.scale[row].tolist()
+        num, den = self.numerator[row].tolist(), self.denominator[row].tolist()
+        return {
+            m: (int(num[k]), int(den[k]) * (1 if m == "violations" else int(scale[k])))
+            for k, m in enumerate(METRICS)
+        }
+
     def to_frame(self) -> pd.DataFrame:
         """The :func:`score_versions` DataFrame.
 

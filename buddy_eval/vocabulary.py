@@ -21,6 +21,7 @@ __all__ = [
     "MISSING_COUNTS_AS_FAILED",
     "PROG",
     "RATE_METRICS",
+    "TRIAL_CHANGES",
 ]
 
 PROG = "buddy-eval"
@@ -52,6 +53,10 @@ ITEM_TYPE_OF = {
 #: ``missing``: no result in at least one of the two versions, so the item is
 #: never ``fixed`` or ``regressed``.
 CHANGES = ("both pass", "both fail", "fixed", "regressed", "missing")
+
+#: With repeated trials an item may also be ``mixed``: its rate moved by less
+#: than the step that makes it fixed or regressed (see :mod:`buddy_eval.trials`).
+TRIAL_CHANGES = ("both pass", "both fail", "fixed", "regressed", "mixed", "missing")
 
 #: The one sentence every view uses about missing results and the gate's rates.
 MISSING_COUNTS_AS_FAILED = (

@@ -49,7 +49,9 @@ threshold, when it has any violation, or when a metric is lower than the
 baseline's (exact comparisons).
 """
 
-EPILOG = EXIT_STATUS_HELP + """
+EPILOG = (
+    EXIT_STATUS_HELP
+    + """
 other commands:
   buddy-eval tasks --golden G.json --run-a A.json --run-b B.json ...
                        score check-based golden tasks and compare two runs
@@ -65,6 +67,7 @@ examples:
   buddy-eval --format json data/sample_release.txt > report.json
   cat results.txt | buddy-eval -
 """
+)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -112,8 +112,9 @@ def write_stdout(text: str) -> None:
         _write_fd(fd, text.encode("utf-8", "backslashreplace"))
     except BrokenPipeError:
         silence_stdout()
-        raise CouldNotFinishError("standard output was closed by its reader (broken pipe)") \
-            from None
+        raise CouldNotFinishError(
+            "standard output was closed by its reader (broken pipe)"
+        ) from None
     except OSError as exc:
         silence_stdout()
         raise CouldNotFinishError(f"cannot write to standard output: {_reason(exc)}") from None

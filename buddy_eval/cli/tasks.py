@@ -36,12 +36,15 @@ scored in both runs; below 20 scored pairs the comparison is not ready for a
 decision and no p-value is computed.
 """
 
-EPILOG = EXIT_STATUS_HELP + """
+EPILOG = (
+    EXIT_STATUS_HELP
+    + """
 example:
   buddy-eval tasks --golden data/golden-tasks.example.json \\
       --run-a data/run-a.example.json --run-b data/run-b.example.json \\
       --label-a tutor-v1 --label-b tutor-v2
 """
+)
 
 
 def parser() -> argparse.ArgumentParser:
