@@ -14,7 +14,7 @@ decide whether the candidate may be released::
 from importlib import import_module
 
 from .decision import Decision
-from .errors import BuddyEvalError, InputError
+from .errors import BuddyEvalError, CouldNotFinishError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .formatting import Report
 from .loading import EvalInput, from_frames, load
@@ -28,6 +28,8 @@ _LAZY = {
     "plot_item_grid": "plotting",
     "plot_changes": "plotting",
     "plot_diff_intervals": "plotting",
+    "plot_trial_rates": "plotting",
+    "trial_summary": "display",
     "flipped_items": "display",
     "metrics_table": "display",
     "format_metrics_table": "display",
@@ -36,6 +38,7 @@ _LAZY = {
 
 __all__ = [
     "BuddyEvalError",
+    "CouldNotFinishError",
     "Decision",
     "EvalInput",
     "Evaluation",
@@ -55,7 +58,9 @@ __all__ = [
     "plot_diff_intervals",
     "plot_item_grid",
     "plot_metrics",
+    "plot_trial_rates",
     "report",
+    "trial_summary",
 ]
 
 

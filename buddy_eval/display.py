@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction
 from .formatting import format_count as plural
-from .vocabulary import CHANGES, ITEM_TYPES, METRICS
+from .vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -41,6 +41,7 @@ __all__ = [
     "format_metrics_table",
     "metrics_table",
     "plural",
+    "trial_summary",
 ]
 
 MAX_LISTED_IDS = 10
@@ -191,6 +192,84 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     for column in ("item_id", "required_source", *_FLIP_COLUMNS[5:]):
         out[column] = out[column].astype("str")
     return out
+
+
+TRIAL_SUMMARY_COLUMNS = [
+    "metric",
+    "version",
+    "items",
+    "trials",
+    "k",
+    "pass_at_k",
+    "pass_hat_k",
+    "within_item_share",
+    "flaky",
+]
+
+
+def trial_summary(evaluation) -> pd.DataFrame:
+    """Repeated trials per metric and version: pass@k, pass^k, within-item variance, flaky items.
+
+    Reads :attr:`buddy_eval.Evaluation.paired` only.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        Loaded with repeated trials.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, version), baseline first; empty (same columns)
+        without repeated trials:
+
+        - ``metric`` (category), ``version`` (str).
+        - ``items`` (int64): items of the metric's type with a trial.
+        - ``trials`` (int64): their trials.
+        - ``k`` (Int64): the k of pass@k and pass^k, the fewest trials an item
+          of the pair has.
+        - ``pass_at_k`` (Float64): at least one of k trials passes (unbiased,
+          mean over items).
+        - ``pass_hat_k`` (Float64): all k trials pass (unbiased, mean over items).
+        - ``within_item_share`` (Float64): share of the trial-to-trial variance
+          that is within items (one-way ANOVA); ``<NA>`` when undefined.
+        - ``flaky`` (int64): items whose trials disagree in either version
+          (the same on both rows of a metric).
+    """
+    import pandas as pd
+
+    rows = []
+    for m in evaluation.paired.metrics:
+        if m.trials is None:
+            continue
+        for v in (m.trials.baseline, m.trials.candidate):
+            rows.append(
+                {
+                    "metric": m.metric,
+                    "version": v.version,
+                    "items": v.items,
+                    "trials": v.trials,
+                    "k": v.k,
+                    "pass_at_k": None if v.pass_at_k is None else float(v.pass_at_k),
+                    "pass_hat_k": None if v.pass_hat_k is None else float(v.pass_hat_k),
+                    "within_item_share": v.within_share,
+                    "flaky": len(m.trials.flaky_ids),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=TRIAL_SUMMARY_COLUMNS)
+    return frame.astype(
+        {
+            "metric": pd.CategoricalDtype(list(RATE_METRICS)),
+            "version": "str",
+            "items": "int64",
+            "trials": "int64",
+            "k": "Int64",
+            "pass_at_k": "Float64",
+            "pass_hat_k": "Float64",
+            "within_item_share": "Float64",
+            "flaky": "int64",
+        }
+    )
 
 
 def metrics_table(evaluation) -> pd.DataFrame:

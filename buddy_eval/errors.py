@@ -1,13 +1,23 @@
-"""The project's error class.
+"""The project's error classes.
 
 Every problem with the user's input (a malformed file, a DataFrame with the
-wrong columns, an unknown version label) raises :class:`InputError`. The CLI
-turns it into one line on stderr and exit status 2; nothing else is caught.
+wrong columns, an unknown version label) raises :class:`InputError`: the CLI
+turns it into one line on stderr and exit status 2. A run that cannot finish
+for any other reason (an output that cannot be written, a notebook kernel that
+dies, a missing optional dependency) raises :class:`CouldNotFinishError`:
+one line and exit status 3.
 """
 
 from __future__ import annotations
 
-__all__ = ["BuddyEvalError", "InputError", "QUOTE_LIMIT", "quoted", "quoted_list"]
+__all__ = [
+    "BuddyEvalError",
+    "CouldNotFinishError",
+    "InputError",
+    "QUOTE_LIMIT",
+    "quoted",
+    "quoted_list",
+]
 
 #: Characters of an input value quoted in a message; the rest is counted, not shown.
 QUOTE_LIMIT = 60
@@ -17,6 +27,10 @@ LIST_LIMIT = 10
 
 class BuddyEvalError(Exception):
     """Base class of every error this package raises on purpose."""
+
+
+class CouldNotFinishError(BuddyEvalError):
+    """The run could not finish: not the input's fault, and never a verdict."""
 
 
 class InputError(BuddyEvalError, ValueError):

@@ -106,6 +106,11 @@ class Evaluation:
         return score_grid(self.data, [self.baseline, self.candidate, *others])
 
     @property
+    def has_trials(self) -> bool:
+        """Some item has more than one trial in the baseline or the candidate."""
+        return self._grid.trials is not None
+
+    @property
     def compared_counts(self) -> Counts:
         """Exact counts of the baseline and the candidate only (what the decision reads)."""
         return self._counts

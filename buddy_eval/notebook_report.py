@@ -36,7 +36,7 @@ import tempfile
 from html import escape
 from pathlib import Path
 
-from .errors import InputError
+from .errors import CouldNotFinishError, InputError
 
 __all__ = [
     "NOTEBOOK_NAME",
@@ -89,6 +89,7 @@ def render_report(
     notebook: Path | None = None,
     with_code: bool = False,
     date: str | datetime.date | None = None,
+    trials: bool = False,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
 
@@ -124,6 +125,9 @@ def render_report(
     date : str or datetime.date, optional
         Shown in the banner as given (a date: ISO format). None (the default)
         shows no date, so the report depends on the input alone.
+    trials : bool
+        Read repeated result lines as trials (``buddy-eval --trials``),
+        injected as ``trials``.
 
     Returns
     -------
@@ -133,13 +137,15 @@ def render_report(
     Raises
     ------
     InputError
-        When the input cannot be read or is invalid, the notebook is missing,
-        papermill or nbconvert is not installed, or the notebook fails (the
-        message names the cell and the error).
+        When the input cannot be read or is invalid.
+    CouldNotFinishError
+        When the notebook is missing, papermill or nbconvert is not
+        installed, or the notebook fails (the message names the cell and the
+        error).
     """
     notebook = default_notebook() if notebook is None else Path(notebook)
     if not notebook.is_file():
-        raise InputError(
+        raise CouldNotFinishError(
             "release notebook not found; the notebook report runs from a source checkout "
             "installed with `pip install -e .` (or pass --notebook PATH)",
             source=str(notebook),
@@ -148,7 +154,7 @@ def render_report(
         import papermill
         from nbconvert import HTMLExporter  # noqa: F401  (checked before the kernel starts)
     except ImportError as exc:
-        raise InputError(
+        raise CouldNotFinishError(
             f"the notebook report needs {exc.name}: pip install 'buddy-eval[notebook]'"
         ) from None
     from jupyter_client.kernelspec import NoSuchKernel
@@ -166,7 +172,7 @@ def render_report(
         ) from None
     stream = io.BytesIO(content)
     stream.name = str(input_path)  # errors name the file as the user gave it
-    evaluation = evaluate(load(stream), baseline, candidate)
+    evaluation = evaluate(load(stream, trials=trials), baseline, candidate)
     name = path.name
 
     with tempfile.TemporaryDirectory(prefix="buddy-eval-report-") as folder:
@@ -175,7 +181,12 @@ def render_report(
             executed = papermill.execute_notebook(
                 str(notebook),
                 None,
-                parameters={"input_path": name, "baseline": baseline, "candidate": candidate},
+                parameters={
+                    "input_path": name,
+                    "baseline": baseline,
+                    "candidate": candidate,
+                    "trials": trials,
+                },
                 cwd=folder,
                 progress_bar=False,
                 log_output=False,
@@ -184,14 +195,14 @@ def render_report(
                 kernel_manager_class=_quiet_kernel_manager(),
             )
         except papermill.PapermillExecutionError as exc:
-            raise InputError(
+            raise CouldNotFinishError(
                 f"the release notebook failed in cell {exc.exec_count}: "
                 f"{exc.ename}: {_one_line(exc.evalue)}",
                 source=str(notebook),
             ) from None
         except (CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError, OSError) as exc:
             # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
-            raise InputError(
+            raise CouldNotFinishError(
                 f"the release notebook could not run: {type(exc).__name__}: {_one_line(exc)}",
                 source=str(notebook),
             ) from None

@@ -49,6 +49,7 @@ __all__ = [
     "plot_diff_intervals",
     "plot_item_grid",
     "plot_metrics",
+    "plot_trial_rates",
 ]
 
 #: Bar colours of the baseline and the candidate.
@@ -720,4 +721,76 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     _literal_ticks(ax)
     ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+#: Flaky items named on :func:`plot_trial_rates` before "and N more".
+_MAX_NAMED_FLAKY = 8
+
+
+def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = None) -> Axes:
+    """Per-item pass rates over repeated trials: baseline (x) against candidate (y).
+
+    One point per item with trials in both versions; flaky items (trials that
+    disagree within a version) are highlighted and named. Points above the
+    diagonal improved, points below it got worse. Reads
+    :func:`buddy_eval.item_changes` only.
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+        Loaded with repeated trials (``load(path, trials=True)``).
+    metric : str
+        ``correctness``, ``citation`` or ``refusal``.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    InputError
+        When ``metric`` is not a rate metric or the input has no repeated trials.
+    """
+    evaluation = _evaluation(evaluation)
+    if metric not in RATE_METRICS:
+        allowed = ", ".join(RATE_METRICS)
+        raise InputError(f"metric must be one of {allowed}, got {metric!r}")
+    changes = evaluation.item_changes()
+    if "flaky" not in changes:
+        raise InputError(
+            "the evaluation has one result per item and version: no per-item trial rates "
+            "(load the input with trials=True, or run buddy-eval --trials)"
+        )
+    rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
+    ax = _axes(ax, (5.5, 5.5))
+    # Rates take few values: a small fixed spread keeps equal points apart.
+    spread = (np.arange(len(rows)) % 5 - 2) * 0.008
+    x = rows["baseline_rate"].to_numpy(dtype=float) + spread
+    y = rows["candidate_rate"].to_numpy(dtype=float) - spread
+    flaky = rows["flaky"].to_numpy(dtype=bool)
+    ax.plot([0, 1], [0, 1], color=_NA_COLOR, linestyle="--", linewidth=1)
+    consistent = f"consistent ({int((~flaky).sum())})"
+    ax.scatter(x[~flaky], y[~flaky], color=VERSION_COLORS[1], alpha=0.6, label=consistent)
+    ax.scatter(
+        x[flaky], y[flaky], color=_REGRESSED_COLOR, alpha=0.8, label=f"flaky ({flaky.sum()})"
+    )
+    named = rows["item_id"][flaky].tolist()
+    for item, px, py in zip(named[:_MAX_NAMED_FLAKY], x[flaky], y[flaky], strict=False):
+        ax.annotate(item, (px, py), xytext=(3, 3), textcoords="offset points", fontsize=7,
+                    **LITERAL)  # fmt: skip
+    more = len(named) - _MAX_NAMED_FLAKY
+    title = f"{metric}: per-item pass rate over trials"
+    if more > 0:
+        title += f"\n({more} more flaky items not named)"
+    ax.set(
+        xlim=(-0.05, 1.05),
+        ylim=(-0.05, 1.05),
+        xlabel=f"{evaluation.baseline} (baseline) rate",
+        ylabel=f"{evaluation.candidate} (candidate) rate",
+        title=title,
+    )
+    ax.legend(loc="lower right", fontsize=8)
+    _literal_ticks(ax)
     return ax

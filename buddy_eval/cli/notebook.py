@@ -65,6 +65,12 @@ def parser() -> argparse.ArgumentParser:
         "always gives the same file)",
     )
     parser.add_argument(
+        "--trials",
+        action="store_true",
+        help="read several result lines for one (version, id) as repeated trials, as "
+        "buddy-eval --trials does; the report then shows per-item rates and flaky items",
+    )
+    parser.add_argument(
         "--with-code", action="store_true", help="keep the notebook's code cells in the report"
     )
     parser.add_argument(
@@ -81,6 +87,7 @@ def run(argv: list[str]) -> int:
     """Run ``buddy-eval notebook``; ``argv`` excludes the word ``notebook``."""
     args = parser().parse_args(argv)
     from ..evaluation import evaluate
+    from ..loading import load
     from ..notebook_report import render_report
 
     output = Path(args.output)
@@ -89,7 +96,7 @@ def run(argv: list[str]) -> int:
             raise InputError(
                 "the notebook report reads a file; standard input (-) is not supported"
             )
-        evaluation = evaluate(args.input, args.baseline, args.candidate)
+        evaluation = evaluate(load(args.input, trials=args.trials), args.baseline, args.candidate)
         check_output_path(output, args.input)
     except InputError as exc:
         return error(str(exc))
@@ -102,6 +109,7 @@ def run(argv: list[str]) -> int:
             notebook=args.notebook,
             with_code=args.with_code,
             date=args.date,
+            trials=args.trials,
         )
     except InputError as exc:
         return error(str(exc))

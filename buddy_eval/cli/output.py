@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import BuddyEvalError, InputError
+from ..errors import CouldNotFinishError, InputError
 from ..vocabulary import (
     EXIT_BLOCK,
     EXIT_COULD_NOT_FINISH,
@@ -43,10 +43,6 @@ __all__ = [
     "write_atomic",
     "write_stdout",
 ]
-
-
-class CouldNotFinishError(BuddyEvalError):
-    """The program could not finish: an output could not be written, or it ran out of memory."""
 
 
 def add_label_arguments(parser) -> None:
