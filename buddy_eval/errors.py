@@ -30,7 +30,20 @@ class BuddyEvalError(Exception):
 
 
 class CouldNotFinishError(BuddyEvalError):
-    """The run could not finish: not the input's fault, and never a verdict."""
+    """The run could not finish: not the input's fault, and never a verdict.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong.
+    source : str, optional
+        The file it concerns, printed before the message.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None):
+        self.message = message
+        self.source = source
+        super().__init__(f"{source}: {message}" if source else message)
 
 
 class InputError(BuddyEvalError, ValueError):

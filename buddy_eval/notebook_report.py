@@ -181,12 +181,9 @@ def render_report(
             executed = papermill.execute_notebook(
                 str(notebook),
                 None,
-                parameters={
-                    "input_path": name,
-                    "baseline": baseline,
-                    "candidate": candidate,
-                    "trials": trials,
-                },
+                # trials only when asked for: another --notebook need not know it
+                parameters={"input_path": name, "baseline": baseline, "candidate": candidate}
+                | ({"trials": True} if trials else {}),
                 cwd=folder,
                 progress_bar=False,
                 log_output=False,

@@ -69,8 +69,8 @@ def run_notebook_cli(*args) -> subprocess.CompletedProcess:
     )
 
 
-def assert_one_line_error(proc, *fragments):
-    assert proc.returncode == 2
+def assert_one_line_error(proc, *fragments, status=2):
+    assert proc.returncode == status
     assert proc.stdout == ""
     assert proc.stderr.startswith("buddy-eval: error: ")
     assert proc.stderr.count("\n") == 1, proc.stderr
@@ -153,7 +153,9 @@ def test_failed_notebook_run_leaves_an_existing_report_untouched(tmp_path):
     out = tmp_path / "r.html"
     out.write_text("the previous report", encoding="utf-8")
     proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", notebook)
-    assert_one_line_error(proc, "RuntimeError: the notebook broke on two lines")
+    # the input was fine: the run could not finish (3), never an input error or a verdict
+    assert_one_line_error(proc, "could not finish", "RuntimeError: the notebook broke on two lines",
+                          status=3)  # fmt: skip
     assert out.read_text(encoding="utf-8") == "the previous report"
     assert leftovers(tmp_path) == []
 
@@ -161,7 +163,7 @@ def test_failed_notebook_run_leaves_an_existing_report_untouched(tmp_path):
 def test_missing_notebook_is_a_clear_error(tmp_path):
     out = tmp_path / "r.html"
     proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", tmp_path / "no.ipynb")
-    assert_one_line_error(proc, "release notebook not found", "--notebook")
+    assert_one_line_error(proc, "release notebook not found", "--notebook", status=3)
     assert not out.exists()
 
 

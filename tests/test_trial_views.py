@@ -147,3 +147,24 @@ def test_items_are_the_units_of_the_interval():
     assert m.diff_ci == (0.2, 0.2)  # no spread between items: trials add no false precision
     assert m.p_value == 2 / 2**25
     assert m.ids["mixed"] == tuple(f"q{i}" for i in range(25))  # moved by 1/5 < 1/2
+
+
+def test_the_html_report_with_trials_shows_flaky_items(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = tmp_path / "trials.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "buddy_eval", "notebook", "data/sample_trials.txt", "--trials",
+         "-o", str(out)],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "Flaky items (" in html and "pass_hat_k" in html
+    assert "http://" not in html and "https://" not in html
+    ev = be.evaluate(be.load("data/sample_trials.txt", trials=True))
+    for item in ev.paired["correctness"].trials.flaky_ids:
+        assert item in html
