@@ -200,3 +200,26 @@ def test_a_signal_during_the_write_leaves_no_temporary_file(tmp_path, sig):
     assert proc.returncode == 3
     assert b"Traceback" not in err and b"could not finish: interrupted by signal" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_every_subcommand_takes_format_json(tmp_path):
+    import json
+
+    from tests.test_tasks_support import EXAMPLE
+
+    gate = subprocess.run([*COMMAND, str(SAMPLE), "--format", "json"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    assert json.loads(gate.stdout)["decision"]["release"] is False
+    tasks = [*COMMAND, "tasks", "--golden", str(EXAMPLE["golden"]), "--run-a", str(EXAMPLE["a"]),
+             "--run-b", str(EXAMPLE["b"])]  # fmt: skip
+    as_format = subprocess.run([*tasks, "--format", "json"], capture_output=True, text=True,
+                               cwd=ROOT, timeout=120)  # fmt: skip
+    as_alias = subprocess.run([*tasks, "--json"], capture_output=True, text=True, cwd=ROOT,
+                              timeout=120)  # fmt: skip
+    assert as_format.stdout == as_alias.stdout and json.loads(as_format.stdout)["paired"]
+    out = tmp_path / "r.html"
+    command = [*COMMAND, "notebook", "data/example.txt", "-o", str(out), "--format", "json"]
+    nb = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    summary = json.loads(nb.stdout)
+    assert summary["report"] == str(out) and summary["release"] is False
+    assert summary["verdict"].startswith("BLOCK: ")

@@ -65,6 +65,13 @@ def parser() -> argparse.ArgumentParser:
         "always gives the same file)",
     )
     parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="what to print once the report is written: text (default) `REPORT: verdict`; "
+        "json: one object with the report path, the verdict and the input's SHA-256",
+    )
+    parser.add_argument(
         "--trials",
         action="store_true",
         help="read several result lines for one (version, id) as repeated trials, as "
@@ -114,7 +121,20 @@ def run(argv: list[str]) -> int:
     except InputError as exc:
         return error(str(exc))
     write_atomic(output, html)
-    write_stdout(f"{output}: {evaluation.decision.verdict}\n")
+    if args.format == "json":
+        import hashlib
+        import json
+
+        summary = {
+            "report": str(output),
+            "input": args.input,
+            "input_sha256": hashlib.sha256(Path(args.input).read_bytes()).hexdigest(),
+            "release": evaluation.decision.release,
+            "verdict": evaluation.decision.verdict,
+        }
+        write_stdout(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        write_stdout(f"{output}: {evaluation.decision.verdict}\n")
     return EXIT_RELEASE
 
 
