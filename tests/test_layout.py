@@ -20,25 +20,14 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(path: Path, modules: set[str]) -> set[str]:
-    """Package modules imported anywhere in ``path`` (functions included), but for type checking."""
+    """Package modules imported anywhere in ``path``: functions and type-checking blocks too."""
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node):
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit(other)
-                continue
             if isinstance(child, ast.Import):
                 found.update(a.name for a in child.names if a.name in modules)
             elif isinstance(child, ast.ImportFrom):

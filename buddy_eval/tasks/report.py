@@ -7,14 +7,10 @@ numbers are rounded (half up, from the exact fractions).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from ..formatting import format_fraction, format_id_list, format_p_value
 from .scoring import exact_mean
 from .validation import CHECK_TYPES
-
-if TYPE_CHECKING:
-    from .comparison import TaskComparison
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 
@@ -35,7 +31,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _run_lines(comparison: TaskComparison, index: int) -> list[str]:
+def _run_lines(comparison, index: int) -> list[str]:
     run = comparison.runs[index]
     row = comparison.summary.iloc[index]
     scores = comparison.scores[comparison.scores["run"] == run.label]
@@ -60,7 +56,7 @@ def _run_lines(comparison: TaskComparison, index: int) -> list[str]:
     return lines
 
 
-def format_comparison(comparison: TaskComparison) -> str:
+def format_comparison(comparison) -> str:
     """The readable comparison, without a trailing newline.
 
     One block per run (tasks, mean score, all-pass count and rate beside the
@@ -123,7 +119,7 @@ def _none_or_float(value) -> float | None:
     return None if value is None else float(value)
 
 
-def _run_dict(comparison: TaskComparison, index: int) -> dict:
+def _run_dict(comparison, index: int) -> dict:
     run = comparison.runs[index]
     row = comparison.summary.iloc[index]
     scores = comparison.scores[comparison.scores["run"] == run.label]
@@ -156,7 +152,7 @@ def _run_dict(comparison: TaskComparison, index: int) -> dict:
     }
 
 
-def comparison_to_dict(comparison: TaskComparison) -> dict:
+def comparison_to_dict(comparison) -> dict:
     """The ``--json`` object.
 
     Returns
