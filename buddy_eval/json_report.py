@@ -7,12 +7,15 @@ One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
       "source": "data/sample_release.txt",
       "baseline": "OLD",
       "candidate": "NEW",
-      "settings": {"confidence": 0.95, "min_paired": 20, "drop": 0.05, "power": 0.8},
+      "settings": {"confidence": 0.95, "alpha": 0.05, "min_paired": 20, "drop": 0.05,
+                   "power": 0.8, "margin": null, "rule": "exact"},
+      "missing_policy": "an item with no result in a version counts as failed ...",
       "thresholds": {"correctness": {"value": 0.8, "exact": "4/5"}, ...},
       "versions": {
         "OLD": {
           "correctness": {"numerator": 27, "denominator": 32, "value": 0.84375,
-                          "exact": "27/32", "ci": [0.6824..., 0.9313...]},
+                          "exact": "27/32", "observed": 32, "observed_passed": 27,
+                          "ci": [0.6824..., 0.9313...], "ci_method": "Wilson score, ..."},
           "citation": {...}, "refusal": {...},
           "violations": 1
         },
@@ -23,16 +26,31 @@ One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
       "comparison": {
         "correctness": {"n_paired": 31, "both_pass": 24, "both_fail": 0, "fixed": 5,
                         "regressed": 2, "missing": 1, "p_value": 0.453125,
-                        "diff": 0.0967..., "diff_exact": "3/31", "diff_ci": [-0.08..., 0.27...],
-                        "ready_for_decision": true, "required_n": 707, "note": null,
-                        "fixed_ids": [...], "regressed_ids": [...], "missing_ids": [...]},
+                        "p_value_method": "exact McNemar ...", "diff": 0.0967...,
+                        "diff_exact": "3/31", "diff_ci": [-0.08..., 0.27...],
+                        "diff_ci_method": "Newcombe hybrid score", "p_value_holm": 0.90625,
+                        "reading": "unclear", "reading_text": "no clear change: ...",
+                        "sensitivity": {"missing_as_regressed": {...},
+                                        "missing_as_unchanged": {...}},
+                        "noninferiority": null, "ready_for_decision": true,
+                        "required_n": 740, "required_n_assumed_discordance": 0.2258...,
+                        "note": null, "fixed_ids": [...], "regressed_ids": [...],
+                        "missing_ids": [...]},
         "citation": {...}, "refusal": {...}
       },
-      "violation_upper_bound": {"version": "NEW", "violations": 1, "n": 9,
-                                "confidence": 0.95, "upper_bound": 0.4291...},
+      "violation_upper_bound": {...the candidate's...},
+      "violation_upper_bounds": {"OLD": {"version": "OLD", "violations": 1, "n": 10,
+                                         "confidence": 0.95, "upper_bound": 0.394...,
+                                         "method": "Clopper-Pearson ..."}, "NEW": {...}},
       "missing": {"OLD": [], "NEW": ["j31", "r10"]},
+      "trials": null,
       "warnings": ["data/sample_release.txt:36: golden item 'j31' has no result ..."]
     }
+
+With repeated trials (``--trials``) ``trials`` gives the trial lines per
+version, and each metric of ``comparison`` adds ``mixed``, ``mixed_ids`` and a
+``trials`` block (pass@k, pass^k, within-item variance share, flaky ids,
+per-item rates as exact fractions, method names).
 
 Number formats
 --------------
