@@ -221,12 +221,12 @@ def _newlines(buf: np.ndarray) -> np.ndarray:
 def split_lines(data: bytes, start: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Start and end of every line's content in ``data[start:]``, trimmed of spaces, tabs, ``\\r``.
 
-    Lines are what ``data[start:].split(b"\\n")`` gives; line ``i`` has number
-    ``i + 1``. Fast because the newlines are found by one numpy comparison
-    over the buffer (in 8 MiB blocks) and the common cases (nothing to trim,
-    or one ``\\r`` before the ``\\n``) are handled on whole arrays; only lines
-    with blanks at either end go through ``bytes.strip``. Positions are int32
-    below 2 GiB (:func:`index_type`).
+    Lines are what ``data[start:].split(b"\\n")`` gives; line ``i`` has number ``i + 1``;
+    ``data[:start]`` (a byte-order mark) must hold no newline. Fast because the newlines are
+    found by one numpy comparison over the buffer (in 8 MiB blocks) and the common cases
+    (nothing to trim, or one ``\\r`` before the ``\\n``) are handled on whole arrays; only lines
+    with blanks at either end go through ``bytes.strip``. Positions are int32 below 2 GiB
+    (:func:`index_type`).
 
     Must equal :func:`split_lines_reference`.
     """
@@ -280,12 +280,10 @@ def find_line(data: bytes, starts: np.ndarray, ends: np.ndarray, text: bytes) ->
     Only the ranges of the right length starting with the right byte are
     compared in Python. Reference: ``ranges.index(text)`` (or -1).
     """
-    if not text or len(starts) == 0:
+    if not text or len(starts) == 0 or not data:
         return -1
     buf = np.frombuffer(data, np.uint8)
-    candidates = (ends - starts == len(text)) & (
-        buf[np.minimum(starts, len(buf) - 1)] == text[0]
-    )
+    candidates = (ends - starts == len(text)) & (buf[np.minimum(starts, len(buf) - 1)] == text[0])
     for i in np.flatnonzero(candidates).tolist():
         if data[starts[i] : ends[i]] == text:
             return i
@@ -377,7 +375,9 @@ def split_fields(
 
 def split_fields_reference(line: str, n_fields: int) -> tuple[list[str], int]:
     """The slow twin of :func:`split_fields` for one trimmed line: its fields and runs found."""
-    parts = re.split(f"[{_BLANKS}]+", line, maxsplit=n_fields - 1) if line else [""]
+    if n_fields == 1 or not line:  # (maxsplit=0 would split everywhere)
+        return [line] + [""] * (n_fields - 1), 0
+    parts = re.split(f"[{_BLANKS}]+", line, maxsplit=n_fields - 1)
     found = len(parts) - 1
     return parts + [""] * (n_fields - len(parts)), found
 
@@ -464,7 +464,7 @@ def first_appearance_codes(values) -> np.ndarray:
 
 
 def repeated(codes: np.ndarray) -> np.ndarray:
-    """True where a code (numbered by first appearance, -1 aside) was seen before.
+    """True where a code (numbered by first appearance; -1, missing, never) was seen before.
 
     A running maximum, no hashing: codes numbered by first appearance are new
     exactly where they exceed every earlier code. Reference: a set of the
@@ -476,7 +476,7 @@ def repeated(codes: np.ndarray) -> np.ndarray:
     new = np.empty(len(codes), bool)
     new[0] = True
     new[1:] = codes[1:] > seen[:-1]
-    return ~new
+    return ~new & (codes >= 0)
 
 
 def seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:

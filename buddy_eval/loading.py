@@ -348,8 +348,7 @@ def _keyword_lists(values: pd.Series) -> pa.ListArray:
             text.append(words)
         else:
             _fail_row(
-                "keywords must be a list of strings or a comma-separated string, "
-                f"got {quoted(v)}",
+                f"keywords must be a list of strings or a comma-separated string, got {quoted(v)}",
                 what,
                 position,
             )

@@ -141,8 +141,7 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     del lead
     if len(kept) == 0:
         raise InputError(
-            f"{EMPTY_INPUT}: expected a first line "
-            "'THRESHOLDS <correctness> <citation> <refusal>'",
+            f"{EMPTY_INPUT}: expected a first line 'THRESHOLDS <correctness> <citation> <refusal>'",
             source=source,
             line=1,
         )

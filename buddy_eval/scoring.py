@@ -411,8 +411,7 @@ def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
         if label not in present:
             found = quoted_list(data.versions)
             raise InputError(
-                f"no result lines for the {role} version {quoted(label)} "
-                f"(versions found: {found})",
+                f"no result lines for the {role} version {quoted(label)} (versions found: {found})",
                 source=data.source,
                 line=data.results_line,
             )

@@ -1,4 +1,4 @@
-"""The column layer under the gate: keyword splitting, answer views, lazy DataFrames."""
+"""The column layer under the gate: answer views, lazy DataFrames (kernels: test_kernels.py)."""
 
 from __future__ import annotations
 
@@ -7,56 +7,10 @@ from fractions import Fraction
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from buddy_eval import evaluate, load
 from buddy_eval.columns import Texts
 from buddy_eval.parsing import split_bytes
-from buddy_eval.validation import split_keywords
-
-
-def keywords_by_loop(field: str | None) -> list[str]:
-    """The rule, spelled out: ``-`` is none; split on commas, strip blanks, drop empty."""
-    if field is None or field == "-":
-        return []
-    return [k.strip(" \t") for k in field.split(",") if k.strip(" \t")]
-
-
-@pytest.mark.parametrize(
-    ("field", "expected"),
-    [
-        ("a, b ,,c", ["a", "b", "c"]),
-        ("-", []),
-        ("", []),
-        (" - ", ["-"]),  # only a field that is exactly "-" means none
-        ("--", ["--"]),
-        ("a,-", ["a", "-"]),
-        ("\tx\t", ["x"]),
-        (",", []),
-        (" , \t, ", []),
-        ("é,ß, straße ", ["é", "ß", "straße"]),
-        ("hash map,try  block", ["hash map", "try  block"]),
-    ],
-)
-def test_split_keywords_cases(field, expected):
-    assert split_keywords(pa.array([field])).to_pylist() == [expected]
-
-
-def test_split_keywords_on_sliced_chunked_and_null_input():
-    sliced = pa.array(["x,y", " z ", "-", None]).slice(1)
-    assert split_keywords(sliced).to_pylist() == [["z"], [], []]
-    chunked = pa.chunked_array([pa.array(["a,b"]), pa.array(["", "c"])])
-    assert split_keywords(chunked).to_pylist() == [["a", "b"], [], ["c"]]
-    assert split_keywords(pa.array([], pa.string())).to_pylist() == []
-    assert split_keywords(pa.array(["", ""])).to_pylist() == [[], []]
-
-
-@given(st.lists(st.one_of(st.none(), st.text(alphabet=" \t,-aZé", max_size=12)), max_size=30))
-def test_split_keywords_matches_a_plain_loop(fields):
-    assert split_keywords(pa.array(fields, pa.string())).to_pylist() == [
-        keywords_by_loop(f) for f in fields
-    ]
 
 
 def test_answers_are_a_view_on_the_input_bytes():
@@ -112,3 +66,15 @@ def test_long_shared_keywords_are_matched_exactly(length):
     ev = evaluate(_shared_keyword_input(keyword, answers))
     assert ev.values("NEW")["correctness"] == Fraction(sum(a is hit for a in answers), _GROUPED)
     assert ev.items["correct"].tolist() == [a is hit for a in answers] * 2
+
+
+def test_the_keyword_rule_uses_the_kernel_with_dash_for_none():
+    from buddy_eval.validation import NO_KEYWORDS, split_keywords
+
+    assert NO_KEYWORDS == "-"
+    assert split_keywords(pa.array(["-", " - ", "a, b", None])).to_pylist() == [
+        [],
+        ["-"],
+        ["a", "b"],
+        [],
+    ]

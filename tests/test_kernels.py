@@ -1,0 +1,197 @@
+"""The fast kernels against their plain-Python reference twins (buddy_eval.kernels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from buddy_eval import kernels
+from buddy_eval.kernels import Texts
+
+LINE_BYTES = st.lists(
+    st.sampled_from([b"a", b"Z", b" ", b"\t", b"\r", b"\n", b"#", b",", b"\xc3\xa9", b"-"]),
+    max_size=60,
+).map(b"".join)
+
+
+@given(LINE_BYTES, st.booleans())
+def test_split_lines_equals_reference(data, bom):
+    start = 3 if bom else 0
+    data = b"\xef\xbb\xbf" + data if bom else data
+    starts, ends = kernels.split_lines(data, start)
+    got = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
+    assert got == kernels.split_lines_reference(data, start)
+    assert starts.dtype == np.int32
+
+
+@given(LINE_BYTES, st.sampled_from([b"RESULTS", b"a", b"#a"]))
+def test_first_byte_and_find_line_equal_reference(data, text):
+    data = data.replace(b"\xc3\xa9", b"R")
+    starts, ends = kernels.split_lines(data)
+    lines = kernels.split_lines_reference(data)
+    assert kernels.first_byte(data, starts, ends).tolist() == [
+        line[0] if line else -1 for line in lines
+    ]
+    want = lines.index(text) if text in lines else -1
+    assert kernels.find_line(data, starts, ends, text) == want
+
+
+FIELD_LINES = st.lists(
+    st.text(alphabet="ab é\t,", max_size=14).map(lambda t: t.strip(" \t")).filter(bool),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(FIELD_LINES, st.integers(1, 5), st.booleans())
+def test_split_fields_equals_reference(lines, n_fields, view_last):
+    data = "\n".join(lines).encode()
+    starts, ends = kernels.split_lines(data)
+    if not lines:
+        starts, ends = starts[:0], ends[:0]
+    columns, found = kernels.split_fields(data, starts, ends, n_fields, view_last=view_last)
+    if view_last:
+        assert isinstance(columns[-1], Texts)
+        columns[-1] = columns[-1].column()
+    assert len(columns) == n_fields
+    for i, line in enumerate(lines):
+        fields, runs = kernels.split_fields_reference(line, n_fields)
+        assert [c[i].as_py() for c in columns] == fields
+        assert found[i] == runs
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        ("a, b ,,c", ["a", "b", "c"]),
+        ("-", []),
+        ("", []),
+        (" - ", ["-"]),  # only a field that is exactly "-" means none
+        ("--", ["--"]),
+        ("a,-", ["a", "-"]),
+        ("\tx\t", ["x"]),
+        (",", []),
+        (" , \t, ", []),
+        ("é,ß, straße ", ["é", "ß", "straße"]),
+        ("hash map,try  block", ["hash map", "try  block"]),
+    ],
+)
+def test_split_keywords_cases(field, expected):
+    assert kernels.split_keywords(pa.array([field])).to_pylist() == [expected]
+    assert kernels.split_keywords_reference(field) == expected
+
+
+def test_split_keywords_on_sliced_chunked_and_null_input():
+    sliced = pa.array(["x,y", " z ", "-", None]).slice(1)
+    assert kernels.split_keywords(sliced).to_pylist() == [["z"], [], []]
+    chunked = pa.chunked_array([pa.array(["a,b"]), pa.array(["", "c"])])
+    assert kernels.split_keywords(chunked).to_pylist() == [["a", "b"], [], ["c"]]
+    assert kernels.split_keywords(pa.array([], pa.string())).to_pylist() == []
+    assert kernels.split_keywords(pa.array(["", ""])).to_pylist() == [[], []]
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.text(alphabet=" \t,-aZé", max_size=12)), max_size=30),
+    st.sampled_from(["-", "--", "é"]),
+)
+def test_split_keywords_equals_reference(fields, none):
+    assert kernels.split_keywords(pa.array(fields, pa.string()), none=none).to_pylist() == [
+        kernels.split_keywords_reference(f, none=none) for f in fields
+    ]
+
+
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "é", ""])), max_size=40))
+def test_first_appearance_codes_and_repeated_equal_reference(values):
+    codes = kernels.first_appearance_codes(pa.array(values, pa.string()))
+    numbering: dict[str, int] = {}
+    want = [-1 if v is None else numbering.setdefault(v, len(numbering)) for v in values]
+    assert codes.tolist() == want
+    seen: set[int] = set()
+    repeated = []
+    for c in want:
+        repeated.append(c >= 0 and c in seen)
+        seen.add(c)
+    assert kernels.repeated(np.array(want, np.int64)).tolist() == repeated
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.booleans()), max_size=50),
+    st.sampled_from([31, 10**9]),
+)
+def test_seen_before_equals_reference(rows, span):
+    keys = np.array([k for k, _ in rows], np.int64)
+    valid = np.array([v for _, v in rows], bool)
+    seen: set[int] = set()
+    want = []
+    for k, v in rows:
+        want.append(v and k in seen)
+        if v:
+            seen.add(k)
+    assert kernels.seen_before(keys, valid, span).tolist() == want
+
+
+TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from([*TEXT_WORDS, "the", " "]), max_size=6), max_size=12),
+    st.lists(st.sampled_from([*TEXT_WORDS, "x" * 70, "A" * 65]), min_size=1, max_size=5),
+    st.integers(0, 200),
+    st.booleans(),
+)
+def test_contains_casefold_equals_reference(texts, words, n_pairs, grouped):
+    texts = ["".join(t) for t in texts] or [""]
+    rng = np.random.default_rng(n_pairs)
+    # Many pairs per word take the grouped kernel path, few the Python one.
+    n_pairs = n_pairs if grouped else min(n_pairs, 20)
+    text_of_pair = rng.integers(0, len(texts), n_pairs).astype(np.int32)
+    word_of_pair = rng.integers(0, len(words), n_pairs).astype(np.int32)
+    for view in (Texts(pa.array(texts)), _as_view(texts)):
+        got = kernels.contains_casefold(view, text_of_pair, pa.array(words), word_of_pair)
+        want = kernels.contains_casefold_reference(texts, text_of_pair, words, word_of_pair)
+        assert got.tolist() == want
+
+
+def _as_view(texts: list[str]) -> Texts:
+    """The texts as a step-2 view on one buffer, as a file's answers are."""
+    data = "\n".join(texts).encode()
+    lengths = [len(t.encode()) for t in texts]
+    starts = np.cumsum([0] + [n + 1 for n in lengths[:-1]])
+    ends = starts + np.array(lengths)
+    return Texts(kernels._strings_between(data, starts, ends), step=2)
+
+
+def test_texts_non_ascii_rows_equal_reference():
+    texts = ["abc", "naïve", "", "ß", "x"]
+    for view in (Texts(pa.array(texts)), _as_view(texts)):
+        assert view.non_ascii_rows().tolist() == [1, 3]
+        assert view.column().to_pylist() == texts
+
+
+def test_is_utf8():
+    assert kernels.is_utf8("é".encode())
+    assert not kernels.is_utf8(b"a\xffb")
+    assert kernels.is_utf8(b"")
+
+
+def test_in_parallel_returns_both_and_raises_the_first_error():
+    assert kernels.in_parallel(lambda: 1, lambda: 2) == (1, 2)
+
+    def fail():
+        raise KeyError("first")
+
+    with pytest.raises(KeyError, match="first"):
+        kernels.in_parallel(fail, lambda: 2)
+
+
+def test_kernels_import_nothing_from_the_package():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(kernels.__file__).read_text())
+    relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+    assert relative == []
