@@ -435,3 +435,181 @@ def error_of_text(text: str) -> InputError:
     with pytest.raises(InputError) as info:
         load(text)
     return info.value
+
+
+# --- hostile or unusual input: one clear input error each ------------------------------
+
+
+def test_a_threshold_of_thousands_of_digits_is_an_input_error():
+    error = error_of("THRESHOLDS 0." + "1" * 5000 + " 0 0\nRESULTS\n")
+    assert error.line == 1
+    assert error.message.startswith(
+        "correctness threshold must be a decimal number of at most 100 characters, "
+        "got 5002 characters: '0.111"
+    )
+    assert error.message.endswith("... (4942 more characters)")
+    # 100 characters are still read exactly; exponents keep at most four digits.
+    assert load(f"THRESHOLDS 0.{'5' * 98} 0 0\nRESULTS\n").thresholds.correctness == Fraction(
+        "0." + "5" * 98
+    )
+    assert "decimal number in [0, 1]" in error_of("THRESHOLDS 1e-99999 0 0\nRESULTS\n").message
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(10**5000, "an integer of 16610 bits"), (2**64, "18446744073709551616"), (-(2**70), None)],
+    ids=["10**5000", "2**64", "-2**70"],
+)
+def test_from_frames_huge_integer_thresholds_are_input_errors(value, shown):
+    golden, results = frames()
+    with pytest.raises(InputError) as info:
+        from_frames(golden, results, (value, 0, 0))
+    assert info.value.message.startswith("correctness threshold must lie in [0, 1], got ")
+    if shown:
+        assert info.value.message.endswith(shown)
+
+
+def test_from_frames_accepts_numpy_and_decimal_thresholds():
+    import decimal
+
+    import numpy as np
+
+    golden, results = frames()
+    data = from_frames(golden, results, (np.int64(1), np.float64(0.5), np.float32(0.6)))
+    assert data.thresholds == Thresholds(Fraction(1), Fraction(1, 2), Fraction(3, 5))
+    data = from_frames(golden, results, [np.uint8(0), decimal.Decimal("0.25"), Fraction(1, 3)])
+    assert data.thresholds == Thresholds(Fraction(0), Fraction(1, 4), Fraction(1, 3))
+    for bad in (np.bool_(True), np.float64("nan"), decimal.Decimal("NaN"), "1/2"):
+        with pytest.raises(InputError, match="correctness threshold must be a decimal number"):
+            from_frames(golden, results, (bad, 0, 0))
+
+
+def test_from_frames_huge_integers_in_text_columns():
+    golden, results = frames()
+    ids = pd.Series([2**64, "q2"], dtype=object)
+    data = from_frames(
+        golden.assign(item_id=ids), results.assign(item_id=[2**64, "q2"] * 2), (0, 0, 0)
+    )
+    assert data.golden["item_id"].tolist() == ["18446744073709551616", "q2"]
+    with pytest.raises(InputError) as info:
+        from_frames(
+            golden.assign(item_id=pd.Series([10**5000, "q2"], dtype=object)), results, (0, 0, 0)
+        )
+    assert str(info.value) == (
+        "golden DataFrame, row 1: column 'item_id': an integer of 16610 bits cannot be read as text"
+    )
+
+
+@pytest.mark.parametrize("frame", ["golden", "results"])
+def test_from_frames_lone_surrogate_names_frame_row_and_column(frame):
+    golden, results = frames()
+    columns = golden.columns if frame == "golden" else results.columns
+    for column in columns:
+        g, r = golden.copy(), results.copy()
+        target = g if frame == "golden" else r
+        values = list(target[column])
+        values[1] = "x\ud800" if column != "keywords" else ["a", "\ud800"]
+        target[column] = pd.Series(values, dtype=object)
+        with pytest.raises(InputError) as info:
+            from_frames(g, r, (0, 0, 0))
+        assert str(info.value).startswith(
+            f"{frame} DataFrame, row 2: column '{column}' holds text that is not Unicode: "
+            "'\\ud800' (a lone surrogate) has no UTF-8 encoding"
+        )
+
+
+def test_from_frames_missing_keywords_cell_means_no_keywords():
+    import numpy as np
+
+    golden, results = frames()
+    for missing in (None, float("nan"), np.nan, pd.NA):
+        cells = pd.Series([missing, ["x"]], dtype=object)
+        data = from_frames(golden.assign(keywords=cells), results, (0, 0, 0))
+        assert data.golden["keywords"].tolist() == [[], []]  # q2 is a REFUSE item
+
+
+def test_from_frames_missing_keyword_inside_a_list_is_an_input_error():
+    import numpy as np
+
+    golden, results = frames()
+    for missing in (None, float("nan"), np.nan, pd.NA):
+        cells = pd.Series([["a", missing], None], dtype=object)
+        with pytest.raises(InputError) as info:
+            from_frames(golden.assign(keywords=cells), results, (0, 0, 0))
+        assert str(info.value).startswith(
+            "golden DataFrame, row 1: keywords must be strings, got a missing value"
+        )
+
+
+@pytest.mark.parametrize(
+    ("lines", "bad_line", "line"),
+    [
+        # a bad THRESHOLDS line (1) before a byte that is not UTF-8 (5)
+        (["THRESHOLDS 0.5 0.5 2", "q1 ANSWER L1 a", "RESULTS", "OLD q1 L1 N a"], 5, 1),
+        # a short golden line (3) before a bad byte (9)
+        (
+            ["THRESHOLDS 0 0 0", "q1 ANSWER L1 a", "q2 REFUSE -", "RESULTS", "OLD q1 L1 N a"]
+            + ["NEW q1 L1 N a", "OLD q2 - Y", "NEW q2 - Y"],
+            9,
+            3,
+        ),
+        # a bad byte (2) before a bad flag (7)
+        (
+            ["THRESHOLDS 0 0 0", "q1 ANSWER L1 a", "RESULTS", "OLD q1 L1 N a"] * 1
+            + ["NEW q1 L1 N a", "# c", "OLD q2 - maybe"],
+            2,
+            2,
+        ),
+        # a bad flag (5) before a short result line (6) and a bad byte (7)
+        (
+            ["THRESHOLDS 0 0 0", "q1 ANSWER L1 a", "RESULTS", "OLD q1 L1 N a", "NEW q1 L1 x a"]
+            + ["NEW q2 L1"],
+            7,
+            5,
+        ),
+        # a duplicate golden id (3) before a missing RESULTS line and a bad byte (5)
+        (["THRESHOLDS 0 0 0", "q1 ANSWER L1 a", "q1 ANSWER L1 a", "q2 REFUSE - -"], 5, 3),
+    ],
+)
+def test_the_earliest_line_wins_whatever_the_kind_of_error(lines, bad_line, line):
+    text = [s.encode() for s in lines]
+    while len(text) < bad_line:
+        text.append(b"# filler")
+    text.insert(bad_line - 1, b"OLD q9 - N caf\xff")
+    assert error_of(b"\n".join(text) + b"\n").line == line
+
+
+def test_long_values_are_quoted_to_a_bounded_prefix():
+    huge = "x" * 50_000
+    for text in (
+        f"THRESHOLD {huge}\nRESULTS\n",
+        f"THRESHOLDS {huge} 0 0\nRESULTS\n",
+        f"THRESHOLDS 0 0 0\nq1 {huge} L1 a\nRESULTS\n",
+        f"THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 {huge} a\n",
+        f"THRESHOLDS 0 0 0\n{huge} ANSWER L1 a\n{huge} ANSWER L1 a\nRESULTS\n",
+        f"THRESHOLDS 0 0 0\n{huge} ANSWER - a\nRESULTS\n",
+    ):
+        message = str(error_of(text))
+        assert len(message) < 400, message[:400]
+        assert "... (" in message and "more characters)" in message
+    data = load(f"THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD {huge} L1 N a\n")
+    assert len(data.warnings[0]) < 300
+
+
+def test_a_missing_results_line_is_named_when_a_result_line_is_read_as_golden():
+    error = error_of("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nOLD q1 L1 N a\nNEW q1 - y\n")
+    assert error.line == 3
+    assert error.message == (
+        "TYPE must be ANSWER or REFUSE, got 'q1'; this looks like a result line "
+        "'<version> <id> <cited> <Y|N> <answer ...>': is the line 'RESULTS' missing before it?"
+    )
+    # A result line placed before RESULTS gets the same hint; a plain bad TYPE does not.
+    assert (
+        "RESULTS' missing" in error_of(HEAD.replace("RESULTS\n", "OLD q1 L1 Y\nRESULTS\n")).message
+    )
+    assert error_of("THRESHOLDS 0 0 0\nq1 ANSWR L1 a\nRESULTS\n").message == (
+        "TYPE must be ANSWER or REFUSE, got 'ANSWR'"
+    )
+    assert error_of("THRESHOLDS 0 0 0\nq1 ANSWR L1 Yes\nRESULTS\n").message == (
+        "TYPE must be ANSWER or REFUSE, got 'ANSWR'"
+    )

@@ -372,3 +372,33 @@ def test_evaluation_values_are_fractions():
         "violations": 0,
     }
     assert "BLOCK: " in repr(ev)
+
+
+def test_values_of_an_unknown_label_is_an_input_error_naming_the_known_ones():
+    ev = evaluate(load(_two_version_text()))
+    with pytest.raises(InputError) as info:
+        ev.counts.values("NWE")
+    assert str(info.value) == "unknown version 'NWE'; the versions counted are 'OLD', 'NEW'"
+    with pytest.raises(InputError, match="unknown version 'NWE'"):
+        ev.values("NWE")
+
+
+def _two_version_text() -> str:
+    return "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N b\n"
+
+
+def test_scoring_two_versions_costs_nothing_per_other_label():
+    from buddy_eval.scoring import grid_counts, score_grid
+
+    n = 3000
+    lines = ["THRESHOLDS 0 0 0", *(f"q{i} ANSWER L1 a,b" for i in range(n)), "RESULTS"]
+    lines += [f"L{k} q{k} L1 N a b" for k in range(n)]
+    data = load("\n".join(lines) + "\n")
+    assert len(data.versions) == n
+    grid = score_grid(data, ["L1", "L2"])
+    assert grid.row_of.shape == (2, n)
+    # Each label answers one item: L1 and L2 miss both keywords of every other item.
+    assert len(grid.n_missed) == 2 * n and grid.n_missed.sum() == 0
+    counts = grid_counts(grid)
+    assert counts.values("L1")["correctness"] == Fraction(1, n)
+    assert counts.values("L2")["citation"] == Fraction(1, n)
