@@ -613,3 +613,10 @@ def test_a_missing_results_line_is_named_when_a_result_line_is_read_as_golden():
     assert error_of("THRESHOLDS 0 0 0\nq1 ANSWR L1 Yes\nRESULTS\n").message == (
         "TYPE must be ANSWER or REFUSE, got 'ANSWR'"
     )
+
+
+def test_from_frames_boolean_refused_column_is_read_as_is():
+    golden, results = frames()
+    data = from_frames(golden, results.assign(refused=[False, True, False, True]), (0, 0, 0))
+    assert data.results["refused"].tolist() == [False, True, False, True]
+    assert data.result_columns.refused.dtype == bool
