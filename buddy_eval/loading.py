@@ -393,14 +393,20 @@ def _keyword_lists(values: pd.Series) -> pa.ListArray:
     return pa.array(lists, pa.list_(pa.string()))
 
 
-def _refused_flags(values: pd.Series, what: str) -> pa.Array:
+def _refused_flags(values: pd.Series, what: str) -> dict:
+    """The refused column: ``{"refused": bools}`` for a boolean column, else Y/N text.
+
+    A column mixing booleans and text keeps each boolean as its flag.
+    """
+    if values.dtype == bool:
+        return {"refused": values.to_numpy(dtype=bool)}
     flags = []
     for position, v in enumerate(values.tolist()):
         if isinstance(v, (bool, np.bool_)):
             flags.append("Y" if v else "N")
         else:
             flags.append(None if _is_missing(v) else _text(v, what, "refused", position))
-    return pa.array(flags, pa.string())
+    return {"refused_flag": pa.array(flags, pa.string())}
 
 
 def _thresholds(thresholds, source: str) -> Thresholds:
@@ -505,7 +511,7 @@ def from_frames(
             "version": _strings(results["version"], r),
             "item_id": _strings(results["item_id"], r),
             "cited": _strings(results["cited"], r, "-"),
-            "refused_flag": _refused_flags(results["refused"], r),
+            **_refused_flags(results["refused"], r),
             "answer": _strings(results["answer"], r, ""),
             "line": np.arange(1, len(results) + 1),
         },

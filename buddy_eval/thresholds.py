@@ -20,7 +20,13 @@ import numpy as np
 from .errors import QUOTE_LIMIT, InputError, quoted
 from .vocabulary import RATE_METRICS
 
-__all__ = ["MAX_THRESHOLD_CHARS", "THRESHOLD_NAMES", "Thresholds", "threshold_value"]
+__all__ = [
+    "MAX_DECIMAL_PLACES",
+    "MAX_THRESHOLD_CHARS",
+    "THRESHOLD_NAMES",
+    "Thresholds",
+    "threshold_value",
+]
 
 #: The thresholds, in the order of the ``THRESHOLDS`` line.
 THRESHOLD_NAMES = RATE_METRICS
@@ -28,6 +34,11 @@ THRESHOLD_NAMES = RATE_METRICS
 #: point and exponent together): more digits than a rate can use, and few
 #: enough that reading one exactly stays instant.
 MAX_THRESHOLD_CHARS = 100
+#: A threshold has at most this many decimal places once its exponent is
+#: applied (its exact fraction's denominator divides ``10**MAX_DECIMAL_PLACES``
+#: at most): ``1e-100`` is read, ``1e-101`` is not. Far more than a rate can
+#: use, and it keeps every exact value printable.
+MAX_DECIMAL_PLACES = 100
 # ASCII digits only; an exponent of at most four digits keeps the exact
 # fraction small (1e-99999999 would take minutes to build).
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
@@ -100,7 +111,9 @@ def threshold_value(name: str, value, source: str, line: int | None = None) -> F
     Raises
     ------
     InputError
-        The value is not such a number, or lies outside [0, 1].
+        The value is not such a number, lies outside [0, 1], or has more
+        than :data:`MAX_DECIMAL_PLACES` decimal places (``1e-9999``,
+        ``Fraction(1, 3 * 10**100)``).
     """
     if isinstance(value, str) and len(value) > MAX_THRESHOLD_CHARS:
         raise InputError(
@@ -120,6 +133,13 @@ def threshold_value(name: str, value, source: str, line: int | None = None) -> F
         short = isinstance(value, str) and len(value) <= QUOTE_LIMIT
         raise InputError(
             f"{name} threshold must lie in [0, 1], got {value if short else quoted(value)}",
+            source=source,
+            line=line,
+        )
+    if exact.denominator > 10**MAX_DECIMAL_PLACES:
+        raise InputError(
+            f"{name} threshold must have at most {MAX_DECIMAL_PLACES} decimal places, "
+            f"got {quoted(value)}",
             source=source,
             line=line,
         )

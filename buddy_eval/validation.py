@@ -168,7 +168,7 @@ class _ResultFields:
     """The result fields read and typed, before any rule is enforced."""
 
     line: np.ndarray
-    refused_flag: pa.Array  # as given, for messages
+    refused_flag: pa.Array | None  # as given, for messages (None: given as booleans)
     refused: np.ndarray
     bad_flag: np.ndarray
     version: pa.Array
@@ -179,17 +179,22 @@ class _ResultFields:
 
 
 def _result_fields(fields: Mapping) -> _ResultFields:
-    flag = pc.ascii_upper(strings(fields["refused_flag"]))
-    refused = _mask(pc.equal(flag, "Y").fill_null(False))
+    if "refused" in fields:  # already booleans: every value is a flag
+        refused = np.asarray(fields["refused"], dtype=bool)
+        bad_flag = np.zeros(len(refused), bool)
+    else:
+        flag = pc.ascii_upper(strings(fields["refused_flag"]))
+        refused = _mask(pc.equal(flag, "Y").fill_null(False))
+        bad_flag = ~(refused | _mask(pc.equal(flag, "N").fill_null(False)))
     versions = strings(fields["version"])
     encoded = pc.dictionary_encode(versions)
     cited = strings(fields["cited"])
     answer = fields["answer"]
     return _ResultFields(
         line=np.asarray(fields["line"], dtype=np.int64),
-        refused_flag=fields["refused_flag"],
+        refused_flag=fields.get("refused_flag"),
         refused=refused,
-        bad_flag=~(refused | _mask(pc.equal(flag, "N").fill_null(False))),
+        bad_flag=bad_flag,
         version=versions,
         labels=tuple(encoded.dictionary.to_pylist()),
         version_code=np.asarray(
@@ -310,7 +315,8 @@ def check_input(
         item) or ``keyword_field`` (the comma-separated text).
     results : mapping
         ``version``, ``item_id``, ``cited``, ``refused_flag`` (string
-        arrays), ``answer`` (strings or :class:`Texts`) and ``line``.
+        arrays; or ``refused``, booleans, instead of ``refused_flag``),
+        ``answer`` (strings or :class:`Texts`) and ``line``.
     sources : (str, str)
         Names of the golden and the results input, used in messages.
     unit : {"line", "row"}

@@ -613,3 +613,28 @@ def test_a_missing_results_line_is_named_when_a_result_line_is_read_as_golden():
     assert error_of("THRESHOLDS 0 0 0\nq1 ANSWR L1 Yes\nRESULTS\n").message == (
         "TYPE must be ANSWER or REFUSE, got 'ANSWR'"
     )
+
+
+def test_from_frames_boolean_refused_column_is_read_as_is():
+    golden, results = frames()
+    data = from_frames(golden, results.assign(refused=[False, True, False, True]), (0, 0, 0))
+    assert data.results["refused"].tolist() == [False, True, False, True]
+    assert data.result_columns.refused.dtype == bool
+
+
+def test_thresholds_have_at_most_100_decimal_places():
+    assert load("THRESHOLDS 1e-100 0 0\nRESULTS\n").thresholds.correctness == Fraction(1, 10**100)
+    assert load("THRESHOLDS 1000e-103 0 0\nRESULTS\n").thresholds.correctness == Fraction(
+        1, 10**100
+    )
+    for text in ("1e-101", "1e-9999", "0.5e-9999"):
+        error = error_of(f"THRESHOLDS 0 {text} 0\nRESULTS\n")
+        assert error.message == (
+            f"citation threshold must have at most 100 decimal places, got '{text}'"
+        )
+    golden, results = frames()
+    with pytest.raises(InputError, match="at most 100 decimal places"):
+        from_frames(golden, results, (Fraction(1, 3 * 10**100), 0, 0))
+    assert from_frames(golden, results, (Fraction(1, 3), 0, 0)).thresholds.correctness == Fraction(
+        1, 3
+    )
