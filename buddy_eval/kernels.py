@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -156,8 +157,13 @@ class Texts:
 
         One comparison per byte, in blocks of 4 MiB; only the bytes found are
         mapped back to their texts (reference: ``[i for i, t in
-        enumerate(texts) if not t.isascii()]``).
+        enumerate(texts) if not t.isascii()]``). Found once, then kept: the
+        texts never change, and :func:`contains_casefold` asks once per call.
         """
+        return self._non_ascii_rows
+
+    @cached_property
+    def _non_ascii_rows(self) -> np.ndarray:
         values = strings(self.values)
         data = values.buffers()[2]
         if len(values) == 0 or data is None:
