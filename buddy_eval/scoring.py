@@ -120,7 +120,7 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     for k, label in enumerate(versions):
         position.setdefault(label, k)
     # The extra -1 at the end is where a missing label's code -1 points.
-    lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int64)
+    lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int32)
     v_code = lookup[join.version]
     keep = (v_code >= 0) & (join.item >= 0)
     repeated = join.trial is not None and bool((join.trial[keep] > 0).any())
@@ -170,11 +170,10 @@ def _score_trials(
     missed_cell, missed_kw = [], []
 
     index = kernels.index_type(len(results))
-    kept = np.flatnonzero(keep).astype(index)
-    for at in range(0, len(kept), _TRIAL_BLOCK):
-        rows = kept[at : at + _TRIAL_BLOCK]
+    for at in range(0, len(keep), _TRIAL_BLOCK):
+        rows = (np.flatnonzero(keep[at : at + _TRIAL_BLOCK]) + at).astype(index)
         item = join.item[rows]
-        cells = v_code[rows] * n_items + item
+        cells = v_code[rows].astype(np.int64) * n_items + item
         row_answer = golden.is_answer[item]
         row_refused = results.refused[rows]
         answered = ~row_refused
