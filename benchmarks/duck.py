@@ -11,8 +11,14 @@ Case folding: DuckDB has ``lower`` but no Unicode case folding; the query adds
 the one fold the generated inputs need (``ß`` -> ``ss``). The benchmark runner
 checks that the metrics equal the oracle's on every generated file.
 
-Run as ``python -m benchmarks.duck FILE``: prints the report on stdout, then
-the query's own time on stderr as ``query_seconds=<float>``.
+Repeated trials (``--trials``, :data:`TRIALS_QUERY`): the same scoring of
+every result line, then one group per (version, item) counting its trials and
+the passing ones, and one row per (version, trial count) summing them; the
+exact rates (mean over items of each item's fraction of passing trials) are
+added up from those few rows with Fractions.
+
+Run as ``python -m benchmarks.duck [--trials] FILE``: prints the report on
+stdout, then the query's own time on stderr as ``query_seconds=<float>``.
 """
 
 from __future__ import annotations
@@ -21,11 +27,11 @@ import sys
 import time
 from fractions import Fraction
 
-__all__ = ["QUERY", "metrics", "report"]
+__all__ = ["QUERY", "TRIALS_QUERY", "metrics", "report"]
 
 LAST_QUERY_SECONDS = [0.0]
 
-QUERY = r"""
+_SCORED = r"""
 WITH
 raw AS (
     -- One VARCHAR column per line: no delimiter or quote character can match.
@@ -75,7 +81,7 @@ results AS (
     )
 ),
 scored AS (
-    SELECT version, is_answer,
+    SELECT version, id, is_answer,
            is_answer AND NOT refused AND (
                len(keywords) = 0
                OR list_bool_and(list_transform(keywords, lambda k: contains(folded, k)))
@@ -84,16 +90,26 @@ scored AS (
            NOT is_answer AND refused AS refused_ok,
            NOT is_answer AND NOT refused AS violation
     FROM (
-        SELECT r.version, r.refused, r.cited, g.is_answer, g.src, g.keywords,
+        SELECT r.version, r.id, r.refused, r.cited, g.is_answer, g.src, g.keywords,
                replace(lower(CASE WHEN contains(r.answer, chr(9)) OR contains(r.answer, '  ')
                                   THEN regexp_replace(r.answer, '[ \t]+', ' ', 'g')
                                   ELSE r.answer END), 'ß', 'ss') AS folded
         FROM results r JOIN golden g ON r.id = g.id
     )
 )
+"""
+
+_HEAD = r"""
 SELECT version,
        (SELECT count(*) FILTER (WHERE is_answer) FROM golden) AS n_answer,
        (SELECT count(*) FILTER (WHERE NOT is_answer) FROM golden) AS n_refuse,
+"""
+
+QUERY = (
+    _SCORED
+    + _HEAD
+    + r"""
+       1 AS trials,
        count(*) FILTER (WHERE correct) AS correct,
        count(*) FILTER (WHERE cited_ok) AS cited_ok,
        count(*) FILTER (WHERE refused_ok) AS refused_ok,
@@ -103,33 +119,74 @@ SELECT version,
 FROM scored
 GROUP BY version
 """
+)
+
+TRIALS_QUERY = (
+    _SCORED
+    + r""",
+per_item AS (
+    SELECT version, count(*) AS trials,
+           count(*) FILTER (WHERE correct) AS correct,
+           count(*) FILTER (WHERE cited_ok) AS cited_ok,
+           count(*) FILTER (WHERE refused_ok) AS refused_ok,
+           bool_or(violation) AS violation
+    FROM scored
+    GROUP BY version, id
+)"""
+    + _HEAD
+    + r"""
+       trials,
+       sum(correct) AS correct,
+       sum(cited_ok) AS cited_ok,
+       sum(refused_ok) AS refused_ok,
+       count(*) FILTER (WHERE violation) AS violations,
+       (SELECT regexp_split_to_array(l, '[ \t]+') FROM kept, head WHERE n = first_line)
+           AS thresholds
+FROM per_item
+GROUP BY version, trials
+"""
+)
 
 
-def metrics(path: str, baseline: str = "OLD", candidate: str = "NEW"):
-    """Run :data:`QUERY`; return ``(thresholds, {version: metrics})`` with exact values."""
+def metrics(path: str, baseline: str = "OLD", candidate: str = "NEW", trials: bool = False):
+    """Run :data:`QUERY` (:data:`TRIALS_QUERY` with ``trials``).
+
+    Returns ``(thresholds, {version: metrics})`` with exact values: a rate is
+    the sum over the (version, trial count) rows of ``passing / trials``,
+    divided by the items of its type (one trial: a plain count).
+    """
     import duckdb
 
     con = duckdb.connect()
     start = time.perf_counter()
-    rows = con.execute(QUERY, {"path": path}).fetchall()
+    rows = con.execute(TRIALS_QUERY if trials else QUERY, {"path": path}).fetchall()
     LAST_QUERY_SECONDS[0] = time.perf_counter() - start
-    out, thresholds = {}, None
-    for version, n_answer, n_refuse, correct, cited_ok, refused_ok, violations, t in rows:
+    sums, thresholds = {}, None
+    for version, n_answer, n_refuse, n, correct, cited_ok, refused_ok, violations, t in rows:
         thresholds = [Fraction(x) for x in t[1:]]
-        out[version] = {
-            "correctness": Fraction(correct, n_answer) if n_answer else None,
-            "citation": Fraction(cited_ok, n_answer) if n_answer else None,
-            "refusal": Fraction(refused_ok, n_refuse) if n_refuse else None,
+        zero = Fraction(0)
+        total = sums.setdefault(version, [n_answer, n_refuse, zero, zero, zero, 0])
+        total[2] += Fraction(correct, n)
+        total[3] += Fraction(cited_ok, n)
+        total[4] += Fraction(refused_ok, n)
+        total[5] += violations
+    out = {
+        version: {
+            "correctness": correct / n_answer if n_answer else None,
+            "citation": cited_ok / n_answer if n_answer else None,
+            "refusal": refused_ok / n_refuse if n_refuse else None,
             "violations": violations,
         }
+        for version, (n_answer, n_refuse, correct, cited_ok, refused_ok, violations) in sums.items()
+    }
     return thresholds, out
 
 
-def report(path: str, baseline: str = "OLD", candidate: str = "NEW") -> str:
+def report(path: str, baseline: str = "OLD", candidate: str = "NEW", trials: bool = False) -> str:
     """The three canonical lines from the query's metrics (oracle formatting)."""
     from tests import oracle
 
-    thresholds, values = metrics(path, baseline, candidate)
+    thresholds, values = metrics(path, baseline, candidate, trials)
     lines = []
     for label in (baseline, candidate):
         v = values[label]
@@ -141,6 +198,7 @@ def report(path: str, baseline: str = "OLD", candidate: str = "NEW") -> str:
 
 
 if __name__ == "__main__":
-    text = report(sys.argv[1])
+    args = sys.argv[1:]
+    text = report(args[-1], trials="--trials" in args[:-1])
     sys.stdout.write(text)
     sys.stderr.write(f"query_seconds={LAST_QUERY_SECONDS[0]:.6f}\n")

@@ -4,6 +4,7 @@ Usage::
 
     make bench                                   # or: python -m benchmarks.run
     python -m benchmarks.run --sizes 10000,100000 --repeat 3
+    python -m benchmarks.run --sizes '' --trials-sizes 500000 --trials 5   # trials only
 
 For each size (golden items; two versions, OLD and NEW) the runner writes a
 generated input to ``benchmarks/out/`` (see :mod:`benchmarks.generate`) and,
@@ -22,6 +23,13 @@ process time by each baseline's. Peak memory is ``ru_maxrss`` of the child.
 The runner fails (exit status 1) unless buddy-eval's stdout is byte-identical
 to the oracle's, and the DuckDB report equal to it, on every size. It also
 times the CLI on ``data/example.txt`` against ``python -c "import pandas"``.
+
+Repeated trials: for each of ``--trials-sizes`` (golden items; ``--trials``
+trials per (version, item), see :func:`benchmarks.generate.generate`), the
+same figures on one generated file: ``buddy-eval --trials FILE``, the oracle
+with trial semantics (``oracle.run(..., trials=True)``; one run, as it takes
+minutes), the DuckDB query with trials (``benchmarks.duck --trials``) and the
+stages; the same byte-identical check, in a second table.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out"
 PY = sys.executable
 DEFAULT_SIZES = (10_000, 100_000, 500_000, 1_000_000)
+DEFAULT_TRIAL_SIZES = (500_000,)
+DEFAULT_TRIALS = 5
 
 
 def _bin(name: str) -> str:
@@ -91,27 +101,32 @@ def _stage_seconds(stdout: bytes) -> dict[str, float]:
     return {k: float(v) for k, v in (p.split("=") for p in stdout.decode().split())}
 
 
-def bench_size(n_items: int, repeat: int) -> dict:
-    path = write(OUT / f"items_{n_items}.txt", n_items)
+def bench_size(n_items: int, repeat: int, trials: int = 1) -> dict:
+    suffix = f"_x{trials}" if trials > 1 else ""
+    path = write(OUT / f"items_{n_items}{suffix}.txt", n_items, trials=trials)
     size_mb = path.stat().st_size / 1e6
-    lines = path.read_bytes().count(b"\n")
-    gate_s, gate_mb, gate_out, _ = median_of([_bin("buddy-eval"), str(path)], repeat)
+    with path.open("rb") as f:
+        lines = sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 24), b""))
+    flag = ["--trials"] if trials > 1 else []
+    gate_s, gate_mb, gate_out, _ = median_of([_bin("buddy-eval"), *flag, str(path)], repeat)
     oracle_s, oracle_mb, oracle_out, _ = median_of(
         [
             PY,
             "-c",
             "import sys; from tests import oracle; "
-            "out, rc = oracle.run(open(sys.argv[1], 'rb').read()); sys.stdout.write(out)",
+            "out, rc = oracle.run(open(sys.argv[1], 'rb').read(), trials=len(sys.argv) > 2); "
+            "sys.stdout.write(out)",
             str(path),
+            *flag,
         ],
-        repeat,
+        1 if trials > 1 else repeat,
     )
     duck_s, duck_mb, duck_out, duck_err = median_of(
-        [PY, "-m", "benchmarks.duck", str(path)], repeat
+        [PY, "-m", "benchmarks.duck", *flag, str(path)], repeat
     )
     query_s = statistics.median(_query_seconds(e) for e in duck_err)
     stage_runs = [
-        _stage_seconds(measure([PY, "-m", "benchmarks.stages", str(path)])[2])
+        _stage_seconds(measure([PY, "-m", "benchmarks.stages", *flag, str(path)])[2])
         for _ in range(repeat)
     ]
     stages = {k: statistics.median(r[k] for r in stage_runs) for k in stage_runs[0]}
@@ -127,6 +142,7 @@ def bench_size(n_items: int, repeat: int) -> dict:
         )
     return {
         "items": n_items,
+        "trials": trials,
         "lines": lines,
         "mb": size_mb,
         "gate_s": gate_s,
@@ -147,16 +163,18 @@ def small_input(repeat: int) -> tuple[float, float]:
     return gate, pandas
 
 
-def table(rows: list[dict]) -> str:
+def table(rows: list[dict], trials: bool = False) -> str:
     head = (
-        "| golden items × 2 | lines | MB | buddy-eval s | load / score / report s | peak MiB "
+        ("| golden items × 2 × trials" if trials else "| golden items × 2")
+        + " | lines | MB | buddy-eval s | load / score / report s | peak MiB "
         "| oracle s | oracle MiB | DuckDB process s (query s) | DuckDB MiB "
         "| × faster than oracle | vs DuckDB query | vs DuckDB process |"
     )
     out = [head, "|" + "---|" * 13]
     for r in rows:
+        label = f"{r['items']:,} × {r['trials']}" if trials else f"{r['items']:,}"
         out.append(
-            f"| {r['items']:,} | {r['lines']:,} | {r['mb']:.0f} | {r['gate_s']:.2f} "
+            f"| {label} | {r['lines']:,} | {r['mb']:.0f} | {r['gate_s']:.2f} "
             f"| {r['load']:.2f} / {r['score']:.2f} / {r['report']:.3f} | {r['gate_mb']:.0f} "
             f"| {r['oracle_s']:.2f} | {r['oracle_mb']:.0f} "
             f"| {r['duck_s']:.2f} ({r['query_s']:.2f}) | {r['duck_mb']:.0f} "
@@ -175,9 +193,22 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(map(str, DEFAULT_SIZES)),
         help="comma-separated numbers of golden items (default: %(default)s)",
     )
+    parser.add_argument(
+        "--trials-sizes",
+        default=",".join(map(str, DEFAULT_TRIAL_SIZES)),
+        help="comma-separated numbers of golden items of the repeated-trials inputs "
+        "(default: %(default)s; empty for none)",
+    )
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=DEFAULT_TRIALS,
+        help="trials per (version, item) of those inputs (default: %(default)s)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
+    trial_sizes = [int(s.replace("_", "")) for s in args.trials_sizes.split(",") if s]
     try:
         import duckdb  # noqa: F401
     except ImportError:
@@ -195,9 +226,25 @@ def main(argv: list[str] | None = None) -> int:
             f"(query {r['query_s']:.2f} s); reports identical",
             flush=True,
         )
+    trial_rows = []
+    for n in trial_sizes:
+        trial_rows.append(bench_size(n, args.repeat, args.trials))
+        r = trial_rows[-1]
+        print(
+            f"{n:>9,} items x {args.trials} trials: buddy-eval --trials {r['gate_s']:.2f} s "
+            f"{r['gate_mb']:.0f} MiB, oracle {r['oracle_s']:.2f} s, DuckDB {r['duck_s']:.2f} s "
+            f"(query {r['query_s']:.2f} s) {r['duck_mb']:.0f} MiB; reports identical",
+            flush=True,
+        )
     gate, pandas = small_input(max(args.repeat, 5))
-    print()
-    print(table(rows))
+    if rows:
+        print()
+        print(table(rows))
+    if trial_rows:
+        print()
+        print("Repeated trials (buddy-eval --trials; the oracle's time is one run):")
+        print()
+        print(table(trial_rows, trials=True))
     print()
     print(
         f"data/example.txt: buddy-eval {gate:.3f} s; python -c 'import pandas' {pandas:.3f} s "

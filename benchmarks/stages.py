@@ -1,9 +1,10 @@
-"""Time the gate's stages in-process: ``python -m benchmarks.stages FILE``.
+"""Time the gate's stages in-process: ``python -m benchmarks.stages [--trials] FILE``.
 
 Prints ``import=<s> load=<s> score=<s> report=<s>``: importing the package,
 :func:`buddy_eval.load`, scoring and deciding (:class:`buddy_eval.Evaluation`),
 and formatting the three lines. Like ``buddy-eval FILE``, it keeps pandas out
-(see :func:`buddy_eval.cli.console_main`), so the stages add up to the process.
+(see :func:`buddy_eval.cli.console_main`), so the stages add up to the
+process. ``--trials`` loads the file as repeated trials (``buddy-eval --trials``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ import time
 if __name__ == "__main__":
     t0 = time.perf_counter()
     from buddy_eval import Evaluation, load
-    from buddy_eval.cli import _without_pandas
+    from buddy_eval.cli.gate import _without_pandas
 
     t1 = time.perf_counter()
     with _without_pandas(True):
-        data = load(sys.argv[1])
+        data = load(sys.argv[-1], trials="--trials" in sys.argv[1:-1])
         t2 = time.perf_counter()
         evaluation = Evaluation(data, "OLD", "NEW")
         t3 = time.perf_counter()

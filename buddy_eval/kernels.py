@@ -19,8 +19,9 @@ The kernels:
   of a buffer, trimmed; what a line starts with; a line equal to a text.
 - :func:`split_fields`: the first fields of every line, cut at runs of blanks.
 - :func:`split_keywords`: comma-separated lists, each piece stripped.
-- :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`:
-  hashing values once, and finding duplicates among integer codes.
+- :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
+  :func:`occurrences`: hashing values once, finding duplicates among integer
+  codes, numbering the repeats of each code.
 - :func:`contains_casefold`: ``word.casefold() in text.casefold()`` for many
   (text, word) pairs.
 - :class:`Texts`: strings kept as a view on the input bytes.
@@ -32,6 +33,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -47,6 +49,8 @@ __all__ = [
     "in_parallel",
     "index_type",
     "is_utf8",
+    "occurrences",
+    "occurrences_reference",
     "large_strings",
     "repeated",
     "seen_before",
@@ -117,7 +121,9 @@ def _strings_between(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Ar
 def _gather(data: bytes, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
     """``data[starts[i]:ends[i]]`` for every ``i``, copied into one string array."""
     texts = _strings_between(data, starts, ends)
-    return pc.take(texts, pa.array(np.arange(0, 2 * len(starts), 2)))
+    # 32-bit positions when they fit: half the fresh memory to touch.
+    at = np.arange(0, 2 * len(starts), 2, dtype=index_type(2 * len(starts)))
+    return pc.take(texts, pa.array(at))
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +145,7 @@ class Texts:
     def take(self, rows: np.ndarray, missing: np.ndarray | None = None) -> pa.Array:
         """The texts at ``rows`` (a copy of just those); null where ``missing``."""
         rows = np.asarray(rows)
-        at = rows.astype(np.int64) * self.step if self.step > 1 else rows
+        at = rows.astype(index_type(len(self.values))) * self.step if self.step > 1 else rows
         return pc.take(self.values, pa.array(at, mask=missing))
 
     def column(self) -> pa.Array:
@@ -153,8 +159,13 @@ class Texts:
 
         One comparison per byte, in blocks of 4 MiB; only the bytes found are
         mapped back to their texts (reference: ``[i for i, t in
-        enumerate(texts) if not t.isascii()]``).
+        enumerate(texts) if not t.isascii()]``). Found once, then kept: the
+        texts never change, and :func:`contains_casefold` asks once per call.
         """
+        return self._non_ascii_rows
+
+    @cached_property
+    def _non_ascii_rows(self) -> np.ndarray:
         values = strings(self.values)
         data = values.buffers()[2]
         if len(values) == 0 or data is None:
@@ -500,6 +511,66 @@ def seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
         order = np.argsort(keys[rows], kind="stable")
         ordered = keys[rows][order]
         out[rows[order[1:][ordered[1:] == ordered[:-1]]]] = True
+    return out
+
+
+_OCCURRENCE_PASSES = 8  # most repeats of one key numbered by passes; more: one sort
+
+
+def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
+    """Per row, how many earlier rows hold the same key; keys in ``[-1, span)``.
+
+    Keys that come in a few ascending runs (trials written one after the
+    other, or each key's rows together) are put in order by one stable sort,
+    linear on runs; a row's number is then its rank after its key's first
+    row. Otherwise, when no key is repeated more than 8 times (repeated
+    trials: a few per key), one pass per repeat: each pass finds the first
+    remaining row of every key (``np.minimum.at`` into an array of ``span +
+    1`` slots), numbers it and drops it, so the work is linear in the rows
+    whatever their order; more repeats: the stable sort. The result is int32
+    below 2**31 rows (:func:`index_type`).
+
+    Must equal :func:`occurrences_reference`.
+    """
+    n = len(keys)
+    kind = index_type(n)
+    out = np.zeros(n, kind)
+    if n == 0:
+        return out
+    slot = keys.astype(kind if span < 2**31 - 1 else np.int64) + 1  # -1 -> slot 0
+    counts = np.bincount(slot, minlength=span + 1)
+    # Keys in a few ascending runs (trial after trial) sort in linear time.
+    runs = np.count_nonzero(slot[1:] < slot[:-1])
+    if counts.max() > _OCCURRENCE_PASSES or runs <= n // 1024:
+        order = np.argsort(slot, kind="stable")
+        first = np.zeros(span + 1, kind)
+        np.cumsum(counts[:-1], out=first[1:])
+        del counts
+        out[order] = np.arange(n, dtype=kind) - first[slot[order]]
+        return out
+    del counts
+    remaining = np.arange(n, dtype=kind)
+    first = np.full(span + 1, n, kind)
+    number = 0
+    while len(remaining):
+        key = slot[remaining]
+        np.minimum.at(first, key, remaining)
+        is_first = first[key] == remaining
+        numbered = remaining[is_first]
+        out[numbered] = number
+        first[slot[numbered]] = n
+        remaining = remaining[~is_first]
+        number += 1
+    return out
+
+
+def occurrences_reference(keys) -> list[int]:
+    """The slow twin of :func:`occurrences`: a running count per key."""
+    seen: dict[int, int] = {}
+    out = []
+    for key in keys:
+        out.append(seen.get(key, 0))
+        seen[key] = out[-1] + 1
     return out
 
 

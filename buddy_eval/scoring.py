@@ -120,95 +120,144 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     for k, label in enumerate(versions):
         position.setdefault(label, k)
     # The extra -1 at the end is where a missing label's code -1 points.
-    lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int64)
+    lookup = np.array([position.get(label, -1) for label in join.versions] + [-1], np.int32)
     v_code = lookup[join.version]
     keep = (v_code >= 0) & (join.item >= 0)
     repeated = join.trial is not None and bool((join.trial[keep] > 0).any())
     first = keep & (join.trial == 0) if repeated else keep
     row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
     row_of[v_code[first], join.item[first]] = np.flatnonzero(first)
-    grid = _score_cells(data, versions, row_of)
     if not repeated:
-        return grid
-    rows = np.flatnonzero(keep)
-    cells = v_code[rows] * n_items + join.item[rows]
-    trials, passes = _score_trials(data, rows, cells, n_versions * n_items)
+        return _score_cells(data, versions, row_of)
+    del first
+    return _score_trials(data, versions, row_of, v_code, keep)
+
+
+# Result rows scored at a time with repeated trials: bounds the per-row and
+# per-(row, keyword) temporaries whatever the number of trials.
+_TRIAL_BLOCK = 1 << 20
+
+
+def _score_trials(
+    data: EvalInput, versions: list[str], row_of: np.ndarray, v_code: np.ndarray, keep: np.ndarray
+) -> Grid:
+    """The :class:`Grid` of an input with repeated trials: every trial scored once.
+
+    Every result row of a scored (version, item) cell is scored on its own,
+    block after block of rows; per cell, ``bincount`` adds up the trials and
+    the trials counting in each metric, and the first trial's outcomes fill
+    the grid's cells (which keywords it missed included), as
+    :func:`_score_cells` would give them.
+    """
+    golden, results, join = data.golden_columns, data.result_columns, data.join
+    n_versions, n_items = row_of.shape
+    n_cells = n_versions * n_items
+    cited, required = results.cited, golden.required_source
+    if cited.type != required.type:
+        cited, required = large_strings(cited), large_strings(required)
+    keywords = golden.keywords
+    kw_text = pc.list_flatten(keywords)
+    per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
+    kw_start = np.zeros(len(per_item) + 1, np.int64)
+    np.cumsum(per_item, out=kw_start[1:])
+
+    is_answer = np.tile(golden.is_answer, n_versions)
+    refused = np.zeros(n_cells, dtype=bool)
+    cited_match = np.zeros(n_cells, dtype=bool)
+    n_missed = np.zeros(n_cells, dtype=np.int64)
+    trials = np.zeros(n_cells, dtype=np.int64)
+    passes = {metric: np.zeros(n_cells, dtype=np.int64) for metric in METRICS}
+    missed_cell, missed_kw = [], []
+
+    index = kernels.index_type(len(results))
+    for at in range(0, len(keep), _TRIAL_BLOCK):
+        rows = (np.flatnonzero(keep[at : at + _TRIAL_BLOCK]) + at).astype(index)
+        item = join.item[rows]
+        cells = v_code[rows].astype(np.int64) * n_items + item
+        row_answer = golden.is_answer[item]
+        row_refused = results.refused[rows]
+        answered = ~row_refused
+
+        # Citations and keywords of every ANSWER row, refused or not (the
+        # first trial's cells show them); only answered rows count.
+        wanted = np.flatnonzero(row_answer)
+        row_cited = np.zeros(len(rows), dtype=bool)
+        if len(wanted):
+            row_cited[wanted] = _bools(
+                pc.equal(
+                    pc.take(cited, pa.array(rows[wanted])),
+                    pc.take(required, pa.array(item[wanted])),
+                )
+            )
+        pair_row, pair_kw, found = _keyword_pairs(data, rows[wanted], item[wanted], kw_start)
+        pair_row = wanted[pair_row]
+        row_missed = np.bincount(pair_row[~found], minlength=len(rows))
+        del wanted
+
+        flags = {
+            "correctness": answered & row_answer & (row_missed == 0),
+            "citation": answered & row_cited,
+            "refusal": row_refused & ~row_answer,
+            "violations": answered & ~row_answer,
+        }
+        trials += np.bincount(cells, minlength=n_cells)
+        for metric, flag in flags.items():
+            passes[metric] += np.bincount(cells[flag], minlength=n_cells)
+        del flags
+
+        # The first trials fill the grid's cells.
+        is_first = join.trial[rows] == 0
+        first_cells = cells[is_first]
+        refused[first_cells] = row_refused[is_first]
+        cited_match[first_cells] = row_cited[is_first]
+        n_missed[first_cells] = row_missed[is_first]
+        miss = np.flatnonzero(~found & is_first[pair_row])
+        missed_cell.append(cells[pair_row[miss]])
+        missed_kw.append(pair_kw[miss])
+    # A first trial's missed pairs are in keyword order: a stable sort by cell
+    # gives the per-cell lists in grid order.
+    missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cell])
+    missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kw])
+    order = np.argsort(missed_cell, kind="stable")
+    missed = pc.take(kw_text, pa.array(missed_kw[order]))
     return Grid(
-        grid.versions,
-        grid.row_of,
-        grid.is_answer,
-        grid.refused,
-        grid.cited_match,
-        grid.n_missed,
-        grid.missed_keywords,
+        versions,
+        row_of,
+        is_answer,
+        refused,
+        cited_match,
+        n_missed,
+        missed,
         trials,
         passes,
     )
 
 
-def _score_trials(
-    data: EvalInput, rows: np.ndarray, cells: np.ndarray, n_cells: int
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Per cell, the number of trials and, per metric, the trials that pass.
+def _keyword_pairs(
+    data: EvalInput, rows: np.ndarray, items: np.ndarray, kw_start: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (result row, keyword of its item) pair, and whether the answer contains it.
 
-    Every result row of a scored (version, item) cell is scored on its own
-    (``rows``, with its grid cell in ``cells``); the per-row outcomes are
-    then counted per cell with ``bincount``.
+    Returns ``(pair_row, pair_kw, found)``: per pair, its position in
+    ``rows``, its keyword (a position in the flattened keywords) and the
+    test ``keyword.casefold() in answer.casefold()``. Pairs are ordered by
+    row, then keyword.
     """
-    golden, results = data.golden_columns, data.result_columns
-    n_items = len(golden)
-    item = cells % n_items
-    is_answer = golden.is_answer[item]
-    answered = ~results.refused[rows]
-
-    cited_match = np.zeros(len(rows), dtype=bool)
-    wanted = np.flatnonzero(is_answer & answered)
-    if len(wanted):
-        cited, required = results.cited, golden.required_source
-        if cited.type != required.type:
-            cited, required = large_strings(cited), large_strings(required)
-        cited_match[wanted] = _bools(
-            pc.equal(
-                pc.take(cited, pa.array(rows[wanted])),
-                pc.take(required, pa.array(item[wanted])),
-            )
-        )
-    complete = _keywords_complete(data, rows[wanted], item[wanted])
-    correct = np.zeros(len(rows), dtype=bool)
-    correct[wanted] = complete
-    flags = {
-        "correctness": correct,
-        "citation": cited_match,
-        "refusal": ~answered & ~is_answer,
-        "violations": answered & ~is_answer,
-    }
-    passes = {
-        metric: np.bincount(cells[flag], minlength=n_cells).astype(np.int64)
-        for metric, flag in flags.items()
-    }
-    return np.bincount(cells, minlength=n_cells).astype(np.int64), passes
-
-
-def _keywords_complete(data: EvalInput, rows: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """Per (result row, golden item) pair: the answer contains every keyword of the item."""
     answers = data.result_columns.answer
-    keywords = data.golden_columns.keywords
-    kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
-    per_item = np.asarray(
-        pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False), np.int64
-    )
-    start = np.searchsorted(kw_item, np.arange(len(per_item)))[items]
-    n_kw = per_item[items]
-    # Every row's keywords, pair after pair: row e pairs with its item's keywords.
-    pair_row = np.repeat(np.arange(len(rows)), n_kw)
-    first_pair = np.cumsum(n_kw) - n_kw
+    start = kw_start[items]
+    n_kw = (kw_start[items + 1] - start).astype(np.int32)
+    # Pair p of row e is keyword start[e] + (p - first pair of e).
+    pair_row = np.repeat(np.arange(len(rows), dtype=np.int32), n_kw)
+    first_pair = np.cumsum(n_kw, dtype=np.int64) - n_kw
     pair_kw = (np.repeat(start - first_pair, n_kw) + np.arange(len(pair_row))).astype(np.int32)
-    kw_text = pc.list_flatten(keywords)
+    del start, first_pair, n_kw
     found = kernels.contains_casefold(
-        answers, rows[pair_row].astype(kernels.index_type(len(answers))), kw_text, pair_kw
+        answers,
+        rows[pair_row].astype(kernels.index_type(len(answers))),
+        pc.list_flatten(data.golden_columns.keywords),
+        pair_kw,
     )
-    missed = np.bincount(pair_row[~found], minlength=len(rows))
-    return missed == 0
+    return pair_row, pair_kw, found
 
 
 def _score_cells(data: EvalInput, versions: list[str], row_of: np.ndarray) -> Grid:

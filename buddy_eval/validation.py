@@ -205,18 +205,20 @@ def _result_fields(fields: Mapping) -> _ResultFields:
     )
 
 
-def _trial_numbers(keys: np.ndarray, valid: np.ndarray, order: np.ndarray | None):
+def _trial_numbers(keys: np.ndarray, valid: np.ndarray, order: np.ndarray | None, span: int):
     """Per row, its 0-based trial number within its key, and the repeated (key, order) rows.
 
-    Rows of one key are numbered by ``order`` (then by position); without
-    ``order``, by position. A row whose (key, order) pair was given by an
-    earlier row is flagged, as a duplicate trial.
+    Rows of one key (in ``[0, span)``) are numbered by ``order`` (then by
+    position); without ``order``, by position. A row whose (key, order) pair
+    was given by an earlier row is flagged, as a duplicate trial.
     """
     n = len(keys)
     keys = np.where(valid, keys, -1)
-    by = np.arange(n) if order is None else order
-    # Stable: rows of one key stay in input order (then by ``order``).
-    sort = np.argsort(keys, kind="stable") if order is None else np.lexsort((by, keys))
+    if order is None:
+        return kernels.occurrences(keys, span), np.zeros(n, bool)
+    by = order
+    # Rows of one key ordered by ``order``, then by position.
+    sort = np.lexsort((by, keys))
     sorted_keys = keys[sort]
     start = np.ones(n, bool)
     start[1:] = sorted_keys[1:] != sorted_keys[:-1]
@@ -224,7 +226,7 @@ def _trial_numbers(keys: np.ndarray, valid: np.ndarray, order: np.ndarray | None
     trial = np.empty(n, np.int64)
     trial[sort] = np.arange(n) - first
     duplicate = np.zeros(n, bool)
-    if order is not None and n > 1:
+    if n > 1:
         sorted_by = by[sort]
         repeat = np.zeros(n, bool)
         repeat[1:] = ~start[1:] & (sorted_by[1:] == sorted_by[:-1])
@@ -248,7 +250,9 @@ def _check_results(
     keys = v_codes * n_codes + codes
     trial = None
     if trials:
-        trial, duplicate = _trial_numbers(keys, ~(no_version | no_id), trial_order)
+        trial, duplicate = _trial_numbers(
+            keys, ~(no_version | no_id), trial_order, len(labels) * n_codes
+        )
     else:
         duplicate = kernels.seen_before(keys, ~(no_version | no_id), len(labels) * n_codes)
 

@@ -133,6 +133,19 @@ def test_seen_before_equals_reference(rows, span):
     assert kernels.seen_before(keys, valid, span).tolist() == want
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(-1, 3), max_size=60),  # many repeats: the sort
+        st.lists(st.integers(-1, 40), max_size=60),  # a few repeats: the passes
+        st.lists(st.integers(-1, 40), max_size=60).map(sorted),  # one run: the sort
+    ),
+)
+def test_occurrences_equals_reference(keys):
+    out = kernels.occurrences(np.array(keys, np.int64), 41)
+    assert out.tolist() == kernels.occurrences_reference(keys)
+
+
 TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]
 
 
