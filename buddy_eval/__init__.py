@@ -18,12 +18,13 @@ from .errors import BuddyEvalError, CouldNotFinishError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .formatting import Report
 from .loading import EvalInput, from_frames, load
-from .paired import Settings, item_changes
+from .settings import Settings
 from .thresholds import Thresholds
 
 # Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
 # gate never import matplotlib: name -> submodule that defines it.
 _LAZY = {
+    "item_changes": "paired",
     "plot_metrics": "plotting",
     "plot_item_grid": "plotting",
     "plot_changes": "plotting",

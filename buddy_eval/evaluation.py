@@ -12,20 +12,15 @@ import pyarrow as pa
 from .decision import Decision, decide
 from .formatting import Report, format_report
 from .loading import EvalInput, load
-from .paired import (
-    PairedComparison,
-    Settings,
-    changes_frame,
-    compare_versions,
-    comparison_frame,
-    metric_changes,
-)
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from .settings import Settings
 from .thresholds import Thresholds
 from .vocabulary import METRICS
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .paired import PairedComparison
 
 __all__ = ["Evaluation", "evaluate", "report"]
 
@@ -142,8 +137,12 @@ class Evaluation:
         """Per (version, metric) exact counts and values (built on first use, then kept)."""
         return self.counts.to_frame()
 
+    # The paired core is imported on first use: the plain gate never needs it.
+
     @cached_property
     def _changes(self):
+        from .paired import metric_changes
+
         return metric_changes(self._grid, self.data.golden_columns.is_answer)
 
     def item_changes(self) -> pd.DataFrame:
@@ -156,11 +155,15 @@ class Evaluation:
 
     @cached_property
     def _item_changes_frame(self) -> pd.DataFrame:
+        from .paired import changes_frame
+
         return changes_frame(self._changes, self.data.golden_columns.item_id)
 
     @cached_property
     def paired(self) -> PairedComparison:
         """Every paired figure, computed once with :attr:`settings` (:mod:`buddy_eval.paired`)."""
+        from .paired import compare_versions
+
         violations = []
         for version in (self.baseline, self.candidate):
             row = self._counts.versions.index(version)
@@ -264,6 +267,8 @@ class Evaluation:
     @cached_property
     def comparison(self) -> pd.DataFrame:
         """:attr:`paired` as a DataFrame, one row per metric (see :func:`comparison_frame`)."""
+        from .paired import comparison_frame
+
         return comparison_frame(self.paired)
 
     def _repr_html_(self) -> str:

@@ -37,6 +37,7 @@ from fractions import Fraction
 from numbers import Integral, Real
 
 from .errors import InputError
+from .vocabulary import MIN_PAIRED
 
 __all__ = [
     "DEFAULT_DISCORDANCE",
@@ -62,10 +63,6 @@ __all__ = [
     "zero_event_upper_bound",
 ]
 
-#: Pairs a comparison needs before a p-value or a difference interval is
-#: computed: below it any statement of significance would be noise. The gate
-#: and the task comparison share it.
-MIN_PAIRED = 20
 
 
 def is_ready(n_paired: int, min_paired: int = MIN_PAIRED) -> bool:

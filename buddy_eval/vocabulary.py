@@ -18,6 +18,7 @@ __all__ = [
     "ITEM_TYPES",
     "ITEM_TYPE_OF",
     "METRICS",
+    "MIN_PAIRED",
     "MISSING_COUNTS_AS_FAILED",
     "PROG",
     "RATE_METRICS",
@@ -62,6 +63,11 @@ TRIAL_CHANGES = ("both pass", "both fail", "fixed", "regressed", "mixed", "missi
 MISSING_COUNTS_AS_FAILED = (
     "an item with no result in a version counts as failed in the gate's rate, never paired"
 )
+
+#: Pairs (items with a result in both versions) a comparison needs before a
+#: p-value or a difference interval is computed: below it any statement of
+#: significance would be noise. The gate and the task comparison share it.
+MIN_PAIRED = 20
 
 #: Exit statuses of every subcommand.
 EXIT_RELEASE = 0

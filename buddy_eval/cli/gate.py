@@ -187,7 +187,7 @@ def run(argv: list[str], lean: bool = False) -> int:
     """
     args = parser().parse_args(argv)
     from ..evaluation import evaluate
-    from ..paired import Settings
+    from ..settings import Settings
 
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")

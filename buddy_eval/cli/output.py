@@ -13,7 +13,6 @@ import os
 import signal
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 from ..errors import CouldNotFinishError, InputError
@@ -216,6 +215,8 @@ def write_atomic(path: Path, text: str) -> None:
     CouldNotFinishError
         The file could not be written (disk full, permissions, a signal).
     """
+    import tempfile
+
     path = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
