@@ -58,9 +58,10 @@ class Evaluation:
     -----
     With repeated trials (``data.trials``) the rates and violations (what
     :attr:`counts`, :meth:`values`, the decision and the report read) count
-    every trial. :attr:`items`, :attr:`paired` and :meth:`item_changes` still
-    show one result per (version, item): its first trial; :attr:`items` adds
-    the column ``trials``.
+    every trial, and so do :attr:`paired` and :meth:`item_changes`, through
+    each item's rate over its trials (:mod:`buddy_eval.trials`). :attr:`items`
+    shows one row per (version, item), its first trial, with the column
+    ``trials``.
     """
 
     def __init__(
