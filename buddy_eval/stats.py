@@ -64,7 +64,6 @@ __all__ = [
 ]
 
 
-
 def is_ready(n_paired: int, min_paired: int = MIN_PAIRED) -> bool:
     """The readiness rule: enough pairs for a p-value and a difference interval."""
     return n_paired >= min_paired

@@ -48,9 +48,15 @@ def test_a_version_with_no_refuse_result_gets_no_interval():
     refusal = ev.paired["refusal"]
     assert (refusal.candidate.observed, refusal.candidate.missing) == (0, 5)
     assert "NEW no result (5 missing: no interval)" in details(ev)
-    assert "[0.00, 0.16]" not in details(ev).split("refusal:")[1].split("violations:")[0].split(
-        "observed"
-    )[1].split("\n")[0].split("NEW")[1]
+    assert (
+        "[0.00, 0.16]"
+        not in details(ev)
+        .split("refusal:")[1]
+        .split("violations:")[0]
+        .split("observed")[1]
+        .split("\n")[0]
+        .split("NEW")[1]
+    )
     block = json_report(ev)["versions"]["NEW"]["refusal"]
     assert block["ci"] is None and block["observed"] == 0
     assert "  NEW          no result for any REFUSE item" in details(ev)

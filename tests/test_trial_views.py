@@ -125,9 +125,11 @@ def test_the_sample_with_trials_in_every_view():
     assert block["trials"]["flaky_ids"] == flaky == list(m.trials.flaky_ids)
     listed = re.search(r"  flaky        (.*?) \(trials", text).group(1)
     assert listed.startswith(", ".join(flaky[:10]))
-    assert block["mixed"] == len(m.ids["mixed"]) == (table["change"] == "mixed").groupby(
-        table["metric"], observed=True
-    ).sum()["correctness"]
+    assert (
+        block["mixed"]
+        == len(m.ids["mixed"])
+        == (table["change"] == "mixed").groupby(table["metric"], observed=True).sum()["correctness"]
+    )
     assert block["trials"]["baseline"]["k"] == 5
     assert f"pass^5       OLD {format_rate(m.trials.baseline.pass_hat_k)}" in text
     assert block["p_value_method"].startswith("sign-flip test on per-item rate differences")

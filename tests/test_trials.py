@@ -71,9 +71,7 @@ def test_trials_metrics_equal_oracle_for_every_version(data):
     for version in ev.data.versions:
         assert ev.values(version) == oracle.score_trials(golden, results, version)
     assert len(ev.items) == len(ev.data.versions) * len(ev.data.golden_columns)
-    assert ev.items["trials"].sum() == sum(
-        len(t) for (v, i), t in results.items() if i in golden
-    )
+    assert ev.items["trials"].sum() == sum(len(t) for (v, i), t in results.items() if i in golden)
     ev.item_changes()
     ev.paired  # noqa: B018  (built on the first trials; must not fail)
 
@@ -135,8 +133,7 @@ def test_rates_are_means_of_per_item_fractions():
 def test_unequal_trial_counts_are_named_in_a_warning():
     ev = evaluate(SMALL, trials=True)
     assert ev.warnings == (
-        "<bytes>: version 'NEW' has unequal trial counts per item: "
-        "3 trials for 2 items, 1 for 1",
+        "<bytes>: version 'NEW' has unequal trial counts per item: 3 trials for 2 items, 1 for 1",
     )
 
 
@@ -254,9 +251,10 @@ def test_metrics_frame_ratios_are_the_exact_trial_rates():
     ev = evaluate("data/sample_trials.txt", trials=True)
     for row in ev.metrics.itertuples():
         if row.metric != "violations":
-            assert Fraction(int(row.numerator), int(row.denominator)) == ev.values(row.version)[
-                row.metric
-            ]
+            assert (
+                Fraction(int(row.numerator), int(row.denominator))
+                == ev.values(row.version)[row.metric]
+            )
     assert ev.metrics["scale"].tolist() == [5, 5, 5, 1] * 2
     assert "scale" not in evaluate("data/sample_release.txt").metrics.columns
 
