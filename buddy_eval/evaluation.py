@@ -107,6 +107,17 @@ class Evaluation:
         return self._grid.trials is not None
 
     @property
+    def trials_per_version(self) -> dict[str, dict[str, int]] | None:
+        """With repeated trials: per compared version, its trial lines and items with a trial."""
+        if self._grid.trials is None:
+            return None
+        trials = self._grid.trials.reshape(2, -1)
+        return {
+            version: {"trials": int(row.sum()), "items_with_a_trial": int((row > 0).sum())}
+            for version, row in zip((self.baseline, self.candidate), trials, strict=True)
+        }
+
+    @property
     def compared_counts(self) -> Counts:
         """Exact counts of the baseline and the candidate only (what the decision reads)."""
         return self._counts

@@ -158,21 +158,6 @@ def _trials(t) -> dict:
     }
 
 
-def _trial_totals(paired) -> dict | None:
-    """Trials per version over every golden item; None without repeated trials."""
-    with_trials = [m for m in paired.metrics if m.trials is not None and m.metric != "citation"]
-    if not with_trials:
-        return None
-    return {
-        role: {
-            "version": getattr(with_trials[0].trials, role).version,
-            "trials": sum(getattr(m.trials, role).trials for m in with_trials),
-            "items_with_a_trial": sum(getattr(m.trials, role).items for m in with_trials),
-        }
-        for role in ("baseline", "candidate")
-    }
-
-
 def json_report(evaluation) -> dict:
     """The report of an evaluation as a JSON-ready dict.
 
@@ -300,7 +285,7 @@ def json_report(evaluation) -> dict:
             label: list(evaluation.missing_ids(label))
             for label in (evaluation.baseline, evaluation.candidate)
         },
-        "trials": _trial_totals(paired),
+        "trials": evaluation.trials_per_version,
         "warnings": list(evaluation.warnings),
     }
 

@@ -134,7 +134,7 @@ def test_the_sample_with_trials_in_every_view():
     assert f"pass^5       OLD {format_rate(m.trials.baseline.pass_hat_k)}" in text
     assert block["p_value_method"].startswith("sign-flip test on per-item rate differences")
     assert "ready        yes (items are counted, not trials)" in text
-    assert report["trials"]["baseline"]["trials"] == 210
+    assert report["trials"]["OLD"] == {"trials": 210, "items_with_a_trial": 42}
 
 
 def test_items_are_the_units_of_the_interval():
