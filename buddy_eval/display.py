@@ -25,7 +25,7 @@ from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING
 
-from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction
+from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction, format_id_list
 from .formatting import format_count as plural
 from .vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
 
@@ -44,7 +44,6 @@ __all__ = [
     "trial_summary",
 ]
 
-MAX_LISTED_IDS = 10
 
 
 #: The changes :func:`flipped_items` lists, in row order (names from the vocabulary).
@@ -409,23 +408,6 @@ def format_metrics_table(table) -> pd.DataFrame:
     return out
 
 
-def _id_list(ids) -> str:
-    ids = list(ids)
-    shown = ", ".join(escape(i) for i in ids[:MAX_LISTED_IDS])
-    more = len(ids) - MAX_LISTED_IDS
-    return f"{shown}, and {more} more" if more > 0 else shown
-
-
-def missing_ids(evaluation) -> dict[str, list[str]]:
-    """Golden item ids with no result, per version label (baseline, candidate), golden order."""
-    changes = evaluation.item_changes()
-    out = {}
-    for side, version in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
-        ids = changes.loc[changes[f"{side}_pass"].isna(), "item_id"]
-        out[version] = list(dict.fromkeys(ids))
-    return out
-
-
 def evaluation_html(evaluation) -> str:
     """HTML summary of an evaluation for Jupyter's rich display.
 
@@ -459,10 +441,11 @@ def evaluation_html(evaluation) -> str:
     table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
 
     missing_parts = []
-    for version, ids in missing_ids(evaluation).items():
+    for version in (evaluation.baseline, evaluation.candidate):
+        ids = evaluation.missing_ids(version)
         text = f"<code>{escape(version)}</code>: {len(ids)}"
         if ids:
-            text += f" ({_id_list(ids)})"
+            text += f" ({escape(format_id_list(ids))})"
         missing_parts.append(text)
     missing = "<li>Golden items with no result: " + "; ".join(missing_parts) + "</li>"
 

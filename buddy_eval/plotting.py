@@ -32,7 +32,7 @@ import pandas as pd
 
 from .display import plural
 from .errors import InputError
-from .formatting import format_fraction
+from .formatting import format_fraction, format_id_list
 from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -465,13 +465,6 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     return ax
 
 
-def _id_text(ids) -> str:
-    ids = list(ids)
-    shown = ", ".join(ids[:_MAX_IDS_PER_BAR])
-    more = len(ids) - _MAX_IDS_PER_BAR
-    return f"{shown} +{more} more" if more > 0 else shown
-
-
 def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     """Items that flipped between the versions, per metric.
 
@@ -531,7 +524,7 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
                 ax.text(
                     sign * biggest * 0.02,
                     y[i] + 0.26,
-                    _id_text(ids),
+                    format_id_list(ids, _MAX_IDS_PER_BAR),
                     ha=align,
                     va="center",
                     fontsize=7,
@@ -555,7 +548,7 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
             ax.text(
                 1.01,
                 y[i] + 0.2,
-                _id_text(m.ids["missing"]),
+                format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR),
                 transform=ax.get_yaxis_transform(),
                 ha="left",
                 va="center",

@@ -358,7 +358,7 @@ def test_changes_lists_are_cut_after_six_ids():
     n = ev.paired["correctness"].count("fixed")
     assert n > 6
     text = by_gid(ax)["ids/fixed/correctness"].get_text()
-    assert text.endswith(f"+{n - 6} more")
+    assert text.endswith(f" and {n - 6} more")
     assert text.count(",") == 5
 
 
