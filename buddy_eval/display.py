@@ -44,8 +44,6 @@ __all__ = [
     "trial_summary",
 ]
 
-
-
 #: The changes :func:`flipped_items` lists, in row order (names from the vocabulary).
 _FLIPS = ("regressed", "fixed")
 _MISSING = "missing"
