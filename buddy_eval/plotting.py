@@ -114,6 +114,23 @@ def _literal_legend(legend) -> None:
         legend.get_title().set(**LITERAL)
 
 
+def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
+    """The outcome colours as a legend right of the axes, drawn literally."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor=edgecolor, label=o) for o in outcomes]
+    legend = ax.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(x, 1.0),
+        frameon=False,
+        fontsize=8,
+        title="outcome",
+        title_fontsize=8,
+    )
+    _literal_legend(legend)
+
+
 def ordinal(n: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``.
 
@@ -351,7 +368,6 @@ def plot_item_grid(
         (width = the number of items).
     """
     from matplotlib.colors import BoundaryNorm, ListedColormap
-    from matplotlib.patches import Patch
 
     outcomes = item_grid_outcomes(evaluation, versions)
     n_items, n_cols = outcomes.shape
@@ -399,24 +415,13 @@ def plot_item_grid(
     ax.set_ylim(n_items - 0.5, -0.5)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor="#bdbdbd", label=o) for o in OUTCOMES]
-    legend = ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        frameon=False,
-        fontsize=8,
-        title="outcome",
-        title_fontsize=8,
-    )
-    _literal_legend(legend)
+    _outcome_legend(ax, OUTCOMES, 1.02, edgecolor="#bdbdbd")
     _literal_ticks(ax)
     return ax
 
 
 def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     """The aggregated item grid: items per outcome for each (version, check)."""
-    from matplotlib.patches import Patch
 
     n_items, n_cols = outcomes.shape
     ax = _axes(ax, (9, 1.6 + 0.45 * n_cols))
@@ -449,17 +454,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     ax.set_ylim(n_cols - 0.5, -0.5)
     ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
     ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
-    handles = [Patch(facecolor=OUTCOME_COLORS[o], label=o) for o in shown]
-    legend = ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1.0),
-        frameon=False,
-        fontsize=8,
-        title="outcome",
-        title_fontsize=8,
-    )
-    _literal_legend(legend)
+    _outcome_legend(ax, shown, 1.01)
     _literal_ticks(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
