@@ -420,9 +420,11 @@ def test_sample_release_comparison():
     assert (totals == comparison["n_paired"]).all()
 
 
-def test_docstring_examples():
+@pytest.mark.parametrize(
+    "module", ["_checks", "power", "proportions", "ranks", "reading", "repeated"]
+)
+def test_docstring_examples(module):
     import doctest
+    import importlib
 
-    import buddy_eval.stats
-
-    assert doctest.testmod(buddy_eval.stats).failed == 0
+    assert doctest.testmod(importlib.import_module(f"buddy_eval.stats.{module}")).failed == 0

@@ -14,7 +14,6 @@ from fractions import Fraction
 
 import pytest
 
-from buddy_eval import stats
 from buddy_eval.errors import InputError
 from buddy_eval.stats import (
     DEFAULT_DISCORDANCE,
@@ -28,6 +27,8 @@ from buddy_eval.stats import (
     noninferior,
     noninferiority_bound,
     paired_diff_interval,
+    power,
+    proportions,
     reading,
     required_paired_n,
     required_paired_n_exact,
@@ -39,7 +40,7 @@ from buddy_eval.stats import (
 @pytest.fixture
 def cached_z(monkeypatch):
     """Memoise the normal quantile (a pure function of the level) for the big loops."""
-    monkeypatch.setattr(stats, "_z", functools.lru_cache(maxsize=None)(stats._z))
+    monkeypatch.setattr(proportions, "_z", functools.lru_cache(maxsize=None)(proportions._z))
 
 
 # --------------------------------------------------------------------------
@@ -574,5 +575,5 @@ def test_reading_rejects_bad_input(args, message):
 def test_required_n_exact_does_not_depend_on_the_connor_start(monkeypatch):
     # Connor's n only sizes the precomputation: a far too small start grows it.
     expected = required_paired_n_exact(0.3)
-    monkeypatch.setattr(stats, "required_paired_n", lambda *args: 1)
+    monkeypatch.setattr(power, "required_paired_n", lambda *args: 1)
     assert required_paired_n_exact(0.3) == expected

@@ -20,7 +20,6 @@ from fractions import Fraction
 
 import pytest
 
-from buddy_eval import stats
 from buddy_eval.errors import InputError
 from buddy_eval.stats import (
     ITEM_FLIP_EXACT_MAX_CELLS,
@@ -34,6 +33,7 @@ from buddy_eval.stats import (
     paired_rate_interval,
     pass_at_k,
     pass_hat_k,
+    repeated,
     within_item_variance_share,
 )
 
@@ -54,7 +54,7 @@ NEW_FUNCTIONS = [
 def test_docstring_examples_run(function):
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner()
-    for test in finder.find(function, globs=vars(stats)):
+    for test in finder.find(function, globs=vars(repeated)):
         runner.run(test)
     assert runner.failures == 0
     assert "Returns" in function.__doc__ and "Examples" in function.__doc__
@@ -181,7 +181,7 @@ def test_sign_flip_meet_in_the_middle_matches_all_sign_vectors(m, monkeypatch):
     rng = random.Random(m)
     # Mixed trial counts up to 13: the lcm 360360 makes the DP table too big.
     diffs = _rate_diffs(rng, m, 13) + [Fraction(1, 2), Fraction(-1, 2)]
-    monkeypatch.setattr(stats, "ITEM_FLIP_EXACT_MAX_CELLS", 0)
+    monkeypatch.setattr(repeated, "ITEM_FLIP_EXACT_MAX_CELLS", 0)
     result = paired_item_differences_test(diffs)
     assert result.method == "exact (sign-flip enumeration)"
     assert result.p_value == float(_flip_p_brute(diffs))
@@ -196,8 +196,8 @@ def test_sign_flip_large_denominators_stay_exact_without_patching():
 
 
 def test_sign_flip_normal_approximation_beyond_the_exact_limits(monkeypatch):
-    monkeypatch.setattr(stats, "ITEM_FLIP_EXACT_MAX_CELLS", 0)
-    monkeypatch.setattr(stats, "ITEM_FLIP_MEET_MAX", 0)
+    monkeypatch.setattr(repeated, "ITEM_FLIP_EXACT_MAX_CELLS", 0)
+    monkeypatch.setattr(repeated, "ITEM_FLIP_MEET_MAX", 0)
     diffs = [Fraction(1, 3), Fraction(2, 3), Fraction(-1, 3), Fraction(1, 1), 0]
     result = paired_item_differences_test(diffs)
     total = sum(diffs, Fraction(0))

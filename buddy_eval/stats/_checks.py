@@ -1,0 +1,26 @@
+"""Argument checks and the normal quantile shared by the statistics modules."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from ..errors import InputError
+
+
+def _check_count(name: str, value, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_open_unit(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
+        raise InputError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def _z(confidence: float) -> float:
+    """Two-sided standard normal quantile: 1.959964 for 95%."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
