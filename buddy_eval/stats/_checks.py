@@ -24,3 +24,19 @@ def _z(confidence: float) -> float:
     from scipy.stats import norm
 
     return float(norm.ppf(1 - (1 - confidence) / 2))
+
+
+def _check_unit(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+        raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _check_sample_size(discordance, drop, alpha, power) -> tuple[float, float, float, float]:
+    """The arguments of both sample-size functions: a share in [0, 1], three in (0, 1)."""
+    return (
+        _check_unit("discordance", discordance),
+        _check_open_unit("drop", drop),
+        _check_open_unit("alpha", alpha),
+        _check_open_unit("power", power),
+    )

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from numbers import Real
 
 from ..errors import InputError
-from ._checks import _check_count, _check_open_unit
+from ._checks import _check_count, _check_open_unit, _check_sample_size, _check_unit
 from .proportions import required_paired_n
 
 #: Planning discordance (share of items the two versions disagree on) for
@@ -18,12 +17,6 @@ from .proportions import required_paired_n
 #: for more items; replace it with the observed discordance once
 #: :data:`MIN_PAIRED` pairs exist.
 DEFAULT_DISCORDANCE = 0.3
-
-
-def _check_unit(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
-        raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
-    return float(value)
 
 
 def _mcnemar_critical_counts(d_max: int, alpha: float) -> list[int]:
@@ -183,13 +176,7 @@ def required_paired_n_exact(
     >>> required_paired_n_exact(0.20) >= required_paired_n(0.20)
     True
     """
-    if isinstance(discordance, bool) or not isinstance(discordance, Real):
-        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
-    if not 0 <= discordance <= 1:
-        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
-    drop = _check_open_unit("drop", drop)
-    alpha = _check_open_unit("alpha", alpha)
-    target = _check_open_unit("power", power)
+    discordance, drop, alpha, target = _check_sample_size(discordance, drop, alpha, power)
     import numpy as np
 
     psi = max(float(discordance), drop)

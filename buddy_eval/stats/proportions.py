@@ -9,11 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Real
 
 from ..errors import InputError
 from ..vocabulary import MIN_PAIRED
-from ._checks import _check_count, _check_open_unit, _z
+from ._checks import _check_count, _check_open_unit, _check_sample_size, _z
 
 
 def is_ready(n_paired: int, min_paired: int = MIN_PAIRED) -> bool:
@@ -321,13 +320,7 @@ def required_paired_n(
     >>> required_paired_n(0.0)
     155
     """
-    if isinstance(discordance, bool) or not isinstance(discordance, Real):
-        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
-    if not 0 <= discordance <= 1:
-        raise InputError(f"discordance must be a number in [0, 1], got {discordance!r}")
-    drop = _check_open_unit("drop", drop)
-    alpha = _check_open_unit("alpha", alpha)
-    power = _check_open_unit("power", power)
+    discordance, drop, alpha, power = _check_sample_size(discordance, drop, alpha, power)
     from scipy.stats import norm
 
     psi = max(float(discordance), drop)
