@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -22,7 +21,14 @@ import pyarrow as pa
 
 from .columns import GoldenColumns, JoinCodes, ResultColumns
 from .errors import InputError, quoted
-from .parsing import EMPTY_INPUT, NO_RESULTS_LINE, RawSections, split_bytes, split_sections
+from .parsing import (
+    EMPTY_INPUT,
+    NO_RESULTS_LINE,
+    RawSections,
+    read_input_bytes,
+    split_bytes,
+    split_sections,
+)
 from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
 from .validation import NO_KEYWORDS, check_input, split_keywords
 
@@ -169,16 +175,11 @@ def _read_source(source) -> tuple[str | bytes, str]:
             return (data[1:] if data.startswith("\ufeff") else data), name
         return bytes(data), name
     if isinstance(source, str) and source == "-":
-        return sys.stdin.buffer.read(), "<stdin>"
+        return read_input_bytes(None), "<stdin>"
     if isinstance(source, str) and "\n" in source:
         return (source[1:] if source.startswith("\ufeff") else source), "<text>"
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read input file: {exc.strerror}", source=str(path)) from None
-        return data, str(path)
+        return read_input_bytes(source), str(Path(source))
     raise InputError(
         f"expected a path, '-', an open file or the input text, got {type(source).__name__}"
     )
@@ -298,6 +299,13 @@ def _require_columns(frame, columns: Sequence[str], what: str) -> None:
 
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=what)
+    twice = [c for c in columns if list(frame.columns).count(c) > 1]
+    if twice:
+        raise InputError(
+            f"has the column {twice[0]!r} more than once; each of the columns "
+            f"{', '.join(columns)} must appear once (rename or drop the copy)",
+            source=what,
+        )
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(
@@ -342,6 +350,26 @@ def _strings(values: pd.Series, what: str, missing: str | None = None) -> pa.Arr
     )
 
 
+def _ids(values: pd.Series, what: str) -> pa.Array:
+    """An ``item_id`` column as strings: text or whole numbers, never floats.
+
+    Ids are matched as text, so a float id (``1.0``, what a column of whole
+    numbers with one missing value becomes in pandas) would never match the
+    integer id ``1`` of the other DataFrame: it is refused, with the fix.
+    """
+    for position, v in enumerate(values.tolist()):
+        if isinstance(v, (float, np.floating)) and not _is_missing(v):
+            _fail_row(
+                f"column 'item_id' must hold text or whole numbers, got the float {quoted(v)}; "
+                "ids are matched as text, so a float never matches an integer id (a column of "
+                "whole numbers with a missing value becomes float in pandas: use "
+                ".astype('Int64') or strings)",
+                what,
+                position,
+            )
+    return _strings(values, what)
+
+
 def _is_missing(value) -> bool:
     import pandas as pd
 
@@ -365,12 +393,25 @@ def _keyword_lists(values: pd.Series) -> pa.ListArray:
         elif isinstance(v, str):
             text.append(_text(v, what, "keywords", position))
         elif isinstance(v, (list, tuple, np.ndarray)):
+            if isinstance(v, np.ndarray) and v.ndim != 1:
+                _fail_row(
+                    f"keywords must be a flat list of strings, got an array of shape {v.shape}",
+                    what,
+                    position,
+                )
             words = []
             for k in list(v):
                 if _is_missing(k):
                     _fail_row(
                         f"keywords must be strings, got a missing value ({k!r}) in "
                         f"{quoted(list(v))}",
+                        what,
+                        position,
+                    )
+                if not isinstance(k, (str, np.str_)):
+                    _fail_row(
+                        f"keywords must be a flat list of strings, got the "
+                        f"{type(k).__name__} {quoted(k)} in {quoted(list(v))}",
                         what,
                         position,
                     )
@@ -501,7 +542,7 @@ def from_frames(
     g, r = "golden DataFrame", "results DataFrame"
     golden_columns, result_columns, codes = check_input(
         {
-            "item_id": _strings(golden["item_id"], g),
+            "item_id": _ids(golden["item_id"], g),
             "item_type": _strings(golden["item_type"], g, ""),
             "required_source": _strings(golden["required_source"], g),
             "keywords": _keyword_lists(golden["keywords"]),
@@ -509,7 +550,7 @@ def from_frames(
         },
         {
             "version": _strings(results["version"], r),
-            "item_id": _strings(results["item_id"], r),
+            "item_id": _ids(results["item_id"], r),
             "cited": _strings(results["cited"], r, "-"),
             **_refused_flags(results["refused"], r),
             "answer": _strings(results["answer"], r, ""),

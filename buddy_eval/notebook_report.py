@@ -37,9 +37,11 @@ from html import escape
 from pathlib import Path
 
 from .errors import CouldNotFinishError, InputError
+from .parsing import read_input_bytes
 
 __all__ = [
     "NOTEBOOK_NAME",
+    "read_notebook",
     "clean_notebook",
     "default_notebook",
     "export_body",
@@ -90,6 +92,7 @@ def render_report(
     with_code: bool = False,
     date: str | datetime.date | None = None,
     trials: bool = False,
+    content: bytes | None = None,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
 
@@ -118,8 +121,9 @@ def render_report(
         The input file.
     baseline, candidate : str
         Version labels, injected as ``baseline`` and ``candidate``.
-    notebook : pathlib.Path, optional
-        The notebook to run, default :func:`default_notebook`.
+    notebook : pathlib.Path or nbformat.NotebookNode, optional
+        The notebook to run (a path, or a notebook already read with
+        :func:`read_notebook`), default :func:`default_notebook`.
     with_code : bool
         Keep the code cells (default: outputs and text only).
     date : str or datetime.date, optional
@@ -128,6 +132,10 @@ def render_report(
     trials : bool
         Read repeated result lines as trials (``buddy-eval --trials``),
         injected as ``trials``.
+    content : bytes, optional
+        The input's bytes, already read (the command line reads INPUT once,
+        so a FIFO or a file replaced mid-run cannot make the report, the
+        verdict and the hash disagree). Default: read ``input_path`` once.
 
     Returns
     -------
@@ -143,13 +151,16 @@ def render_report(
         installed, or the notebook fails (the message names the cell and the
         error).
     """
-    notebook = default_notebook() if notebook is None else Path(notebook)
-    if not notebook.is_file():
-        raise CouldNotFinishError(
-            "release notebook not found; the notebook report runs from a source checkout "
-            "installed with `pip install -e .` (or pass --notebook PATH)",
-            source=str(notebook),
-        )
+    if notebook is None:
+        notebook = default_notebook()
+        if not notebook.is_file():
+            raise CouldNotFinishError(
+                "release notebook not found; the notebook report runs from a source checkout "
+                "installed with `pip install -e .` (or pass --notebook PATH)",
+                source=str(notebook),
+            )
+    source_nb = notebook if hasattr(notebook, "cells") else None
+    notebook = Path("<notebook>") if source_nb is not None else Path(notebook)
     try:
         import papermill
         from nbconvert import HTMLExporter  # noqa: F401  (checked before the kernel starts)
@@ -157,6 +168,8 @@ def render_report(
         raise CouldNotFinishError(
             f"the notebook report needs {exc.name}: pip install 'buddy-eval[notebook]'"
         ) from None
+    if source_nb is None:
+        source_nb = read_notebook(notebook)
     from jupyter_client.kernelspec import NoSuchKernel
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -164,12 +177,8 @@ def render_report(
     from .loading import load
 
     path = Path(input_path)
-    try:
-        content = path.read_bytes()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read input file: {exc.strerror}", source=str(input_path)
-        ) from None
+    if content is None:
+        content = read_input_bytes(input_path)
     stream = io.BytesIO(content)
     stream.name = str(input_path)  # errors name the file as the user gave it
     evaluation = evaluate(load(stream, trials=trials), baseline, candidate)
@@ -179,7 +188,7 @@ def render_report(
         (Path(folder) / name).write_bytes(content)
         try:
             executed = papermill.execute_notebook(
-                str(notebook),
+                source_nb,
                 None,
                 # trials only when asked for: another --notebook need not know it
                 parameters={"input_path": name, "baseline": baseline, "candidate": candidate}
@@ -216,6 +225,43 @@ def render_report(
         title=f"{REPORT_TITLE}: {'RELEASE' if evaluation.release else 'BLOCK'}",
         with_code=with_code,
     )
+
+
+#: The largest notebook file ``--notebook`` reads (the release notebook is about 100 KB).
+MAX_NOTEBOOK_BYTES = 64 * 1024 * 1024
+
+
+def read_notebook(path: Path):
+    """Read and check a notebook file before any kernel starts.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not a regular file, is too large, or is
+        not a Jupyter notebook (JSON of nbformat 4); the message says which,
+        in one line.
+    """
+    import nbformat
+
+    name = str(path)
+    data = read_input_bytes(path, "the notebook")
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        raise InputError(
+            f"is not a notebook this report runs: {len(data)} bytes, at most "
+            f"{MAX_NOTEBOOK_BYTES}",
+            source=name,
+        )
+    try:
+        node = nbformat.reads(data.decode("utf-8"), as_version=4)
+        nbformat.validate(node)
+    except Exception as exc:  # noqa: BLE001 - any parse or schema failure is the same answer
+        reason = _one_line(str(exc))[:200] or type(exc).__name__
+        raise InputError(
+            f"is not a Jupyter notebook (expected nbformat 4 JSON): {reason}", source=name
+        ) from None
+    if not any(c.get("cell_type") == "code" for c in node.cells):
+        raise InputError("is not a notebook this report runs: it has no code cell", source=name)
+    return node
 
 
 #: Cells with this tag are notes for whoever maintains the notebook: not in the report.

@@ -11,7 +11,9 @@ of the input's bytes (see :class:`~buddy_eval.kernels.Texts`).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +25,7 @@ from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
 __all__ = [
     "RawSections",
     "decode",
+    "read_input_bytes",
     "split_sections",
     "split_bytes",
     "parse_thresholds",
@@ -55,6 +58,73 @@ class RawSections:
     golden: dict
     results: dict
     results_line: int
+
+
+_KINDS = (
+    (stat.S_ISDIR, "is a directory, expected a file"),
+    (stat.S_ISCHR, "is a device, not a file; give a file, a pipe or - for standard input"),
+    (stat.S_ISBLK, "is a device, not a file; give a file, a pipe or - for standard input"),
+    (stat.S_ISSOCK, "is a socket, not a file"),
+)
+
+
+def _refuse_kind(mode: int, source: str, tty: bool = False) -> None:
+    if tty:  # a terminal is a character device too: someone typing the input
+        return
+    for is_kind, message in _KINDS:
+        if is_kind(mode):
+            raise InputError(message, source=source)
+
+
+def read_input_bytes(path: str | os.PathLike | None = None, what: str = "input file") -> bytes:
+    """Read an input file (or standard input, for None) once, whole.
+
+    A regular file, a FIFO and a process substitution (``<(cat x)``) are read
+    alike, exactly once, so what is checked, scored, hashed and rendered is
+    the same bytes. A directory, a device (``/dev/zero`` would be read until
+    memory runs out) or a socket is refused at once; standard input may be a
+    terminal.
+
+    ``what`` names the file in messages (``cannot read input file: ...``).
+
+    Raises
+    ------
+    InputError
+        The file cannot be opened or read, or is not a file or a pipe.
+    """
+    import sys
+
+    if path is None:
+        source = "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise InputError("standard input is closed; nothing to read", source="-")
+        try:
+            info = os.fstat(stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            info = None
+        if info is not None:
+            _refuse_kind(info.st_mode, source, tty=stream.isatty())
+        try:
+            return stream.read()
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", source=source) from None
+    source = os.fspath(path)
+    try:
+        fd = os.open(source, os.O_RDONLY)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise InputError(f"cannot read {what}: {reason}", source=source) from None
+    try:
+        _refuse_kind(os.fstat(fd).st_mode, source)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read()
+        except OSError as exc:
+            raise InputError(f"cannot read {what}: {exc.strerror}", source=source) from None
 
 
 def decode(data: bytes, source: str) -> str:

@@ -118,10 +118,13 @@ def test_non_ascii_labels_print_as_utf8(write):
     assert proc.stdout.decode("utf-8").splitlines()[0].startswith("ält: correctness 1.00")
 
 
-def test_usage_errors_exit_2():
+def test_usage_errors_exit_2_with_one_line():
     proc = run_cli()
     assert proc.returncode == 2 and proc.stdout == b""
-    assert b"usage: buddy-eval" in proc.stderr
+    assert proc.stderr == (
+        b"buddy-eval: error: the following arguments are required: INPUT; "
+        b"see 'buddy-eval --help'\n"
+    )
 
 
 def test_help_explains_format_and_exit_codes():

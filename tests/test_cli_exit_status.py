@@ -129,7 +129,7 @@ def test_output_refuses_a_symlink_a_directory_and_the_input(tmp_path):
     with pytest.raises(InputError, match="is a directory"):
         check_output_path(tmp_path)
     with pytest.raises(InputError, match="is the input file"):
-        check_output_path(real, str(real))
+        check_output_path(real, [("the input file", str(real))])
     with pytest.raises(InputError, match="no directory"):
         check_output_path(tmp_path / "missing" / "r.html")
     check_output_path(tmp_path / "new.html")  # a new file is fine

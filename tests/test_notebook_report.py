@@ -163,7 +163,7 @@ def test_failed_notebook_run_leaves_an_existing_report_untouched(tmp_path):
 def test_missing_notebook_is_a_clear_error(tmp_path):
     out = tmp_path / "r.html"
     proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", tmp_path / "no.ipynb")
-    assert_one_line_error(proc, "release notebook not found", "--notebook", status=3)
+    assert_one_line_error(proc, "no.ipynb: cannot read the notebook: No such file", status=2)
     assert not out.exists()
 
 

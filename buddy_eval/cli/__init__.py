@@ -16,14 +16,20 @@ Subcommands live in :mod:`.gate`, :mod:`.tasks` and :mod:`.notebook` and share
 
 from __future__ import annotations
 
+import os
 import sys
 
+from ..errors import QUOTE_LIMIT, InputError
 from .output import (
     EXIT_COULD_NOT_FINISH,
     EXIT_INPUT_ERROR,
     CouldNotFinishError,
+    Interrupted,
+    UsageError,
     error,
+    silence_stderr,
     silence_stdout,
+    stopped_by_signals,
 )
 
 __all__ = ["console_main", "main"]
@@ -43,22 +49,55 @@ def _dispatch(argv: list[str], lean: bool) -> int:
     return run(argv, lean)
 
 
+def _check_arguments(argv: list[str]) -> None:
+    """Every argument must be UTF-8 text, found before any work is done.
+
+    An argument that is not (a file name or ``--date`` with other bytes) reaches
+    Python with lone surrogates; they would end up in a report, a message or a
+    JSON string that strict parsers refuse.
+    """
+    for position, arg in enumerate(argv, 1):
+        if not isinstance(arg, str):
+            raise UsageError(f"argument {position} must be text, got {type(arg).__name__}")
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            if len(shown) > QUOTE_LIMIT:
+                shown = f"{shown[:QUOTE_LIMIT]}... ({len(shown) - QUOTE_LIMIT} more characters)"
+            raise UsageError(
+                f"argument {position} is not UTF-8 text: '{shown}'; file names, labels "
+                "and other arguments must be UTF-8"
+            ) from None
+
+
 def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
     """Run the command line; return the exit status (never raises, never prints a traceback).
 
     ``lean=True`` keeps pandas out of the plain gate (see :func:`console_main`);
-    only a process that exits after the call should ask for it.
+    only a process that exits after the call should ask for it. While it
+    runs, SIGINT, SIGTERM and SIGHUP end it with status 3 and one line (the
+    previous handlers come back afterwards).
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in
+            (sys.argv[1:] if argv is None else argv)]  # fmt: skip
     try:
-        return _dispatch(argv, lean)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2), already printed
+        with stopped_by_signals():
+            _check_arguments(argv)
+            return _dispatch(argv, lean)
+    except SystemExit as exc:  # argparse --help (0), already printed
         code = exc.code
         return code if isinstance(code, int) else EXIT_INPUT_ERROR
+    except UsageError as exc:
+        return error(str(exc), EXIT_INPUT_ERROR, prog=exc.prog)
+    except InputError as exc:
+        return error(str(exc), EXIT_INPUT_ERROR)
     except CouldNotFinishError as exc:
         return error(f"could not finish: {exc}", EXIT_COULD_NOT_FINISH)
     except MemoryError:
         return error("could not finish: out of memory", EXIT_COULD_NOT_FINISH)
+    except Interrupted as exc:
+        return error(f"could not finish: {exc}", EXIT_COULD_NOT_FINISH)
     except KeyboardInterrupt:
         return error("could not finish: interrupted", EXIT_COULD_NOT_FINISH)
     except RecursionError:
@@ -75,10 +114,17 @@ def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
 
 
 def console_main() -> None:
-    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit."""
+    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit.
+
+    Once the status is known and every message written, standard error is
+    pointed at /dev/null: what libraries print while the interpreter shuts
+    down (a notebook kernel's clean-up, a stopped event loop) is not ours to
+    show, and the contract is one line.
+    """
     status = main(lean=True)
     try:
         sys.stdout.flush()
     except (AttributeError, OSError, ValueError):
         silence_stdout()
+    silence_stderr()
     sys.exit(status)

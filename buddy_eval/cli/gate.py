@@ -17,6 +17,7 @@ from .output import (
     EXIT_RELEASE,
     EXIT_STATUS_HELP,
     PROG,
+    ArgumentParser,
     add_label_arguments,
     error,
     warn,
@@ -72,7 +73,7 @@ examples:
 
 def parser() -> argparse.ArgumentParser:
     """The gate's argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description=DESCRIPTION,
         epilog=EPILOG,

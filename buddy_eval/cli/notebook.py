@@ -19,9 +19,10 @@ from .output import (
     EXIT_RELEASE,
     EXIT_STATUS_HELP,
     PROG,
+    ArgumentParser,
     add_label_arguments,
     check_output_path,
-    error,
+    quiet_stderr,
     warn,
     write_atomic,
     write_stdout,
@@ -46,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     """The ``notebook`` subcommand's argument parser."""
     from ..notebook_report import NOTEBOOK_NAME
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f"{PROG} notebook",
         description=DESCRIPTION,
         epilog=EXIT_STATUS_HELP,
@@ -91,44 +92,51 @@ def parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    """Run ``buddy-eval notebook``; ``argv`` excludes the word ``notebook``."""
+    """Run ``buddy-eval notebook``; ``argv`` excludes the word ``notebook``.
+
+    INPUT is read once: the bytes that are checked are the bytes the notebook
+    renders and the bytes whose SHA-256 is printed.
+    """
     args = parser().parse_args(argv)
+    import hashlib
+    import io
+
     from ..evaluation import evaluate
     from ..loading import load
-    from ..notebook_report import render_report
+    from ..notebook_report import read_notebook, render_report
+    from ..parsing import read_input_bytes
 
     output = Path(args.output)
-    try:
-        if args.input == "-":
-            raise InputError(
-                "the notebook report reads a file; standard input (-) is not supported"
-            )
-        evaluation = evaluate(load(args.input, trials=args.trials), args.baseline, args.candidate)
-        check_output_path(output, args.input)
-    except InputError as exc:
-        return error(str(exc))
+    if args.input == "-":
+        raise InputError("the notebook report reads a file; standard input (-) is not supported")
+    check_output_path(
+        output, [("the input file", args.input), ("the --notebook file", args.notebook)]
+    )
+    notebook = None if args.notebook is None else read_notebook(args.notebook)
+    content = read_input_bytes(args.input)
+    stream = io.BytesIO(content)
+    stream.name = args.input  # messages name the file as the user gave it
+    evaluation = evaluate(load(stream, trials=args.trials), args.baseline, args.candidate)
     warn(evaluation.warnings)
-    try:
+    with quiet_stderr():
         html = render_report(
             args.input,
             args.baseline,
             args.candidate,
-            notebook=args.notebook,
+            notebook=notebook,
             with_code=args.with_code,
             date=args.date,
             trials=args.trials,
+            content=content,
         )
-    except InputError as exc:
-        return error(str(exc))
     write_atomic(output, html)
     if args.format == "json":
-        import hashlib
         import json
 
         summary = {
             "report": str(output),
             "input": args.input,
-            "input_sha256": hashlib.sha256(Path(args.input).read_bytes()).hexdigest(),
+            "input_sha256": hashlib.sha256(content).hexdigest(),
             "release": evaluation.decision.release,
             "verdict": evaluation.decision.verdict,
         }

@@ -8,11 +8,13 @@ shell turns into one line on stderr and :data:`EXIT_COULD_NOT_FINISH`.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
 import stat
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import CouldNotFinishError, InputError
@@ -26,6 +28,8 @@ from ..vocabulary import (
 )
 
 __all__ = [
+    "STOP_SIGNALS",
+    "ArgumentParser",
     "EXIT_BLOCK",
     "EXIT_COULD_NOT_FINISH",
     "EXIT_INPUT_ERROR",
@@ -33,15 +37,40 @@ __all__ = [
     "EXIT_STATUS_HELP",
     "PROG",
     "CouldNotFinishError",
+    "Interrupted",
+    "UsageError",
     "add_label_arguments",
     "check_output_path",
     "error",
     "one_line",
+    "quiet_stderr",
+    "silence_stderr",
     "silence_stdout",
+    "stopped_by_signals",
     "warn",
     "write_atomic",
     "write_stdout",
 ]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the exit-status contract: a usage error is one line and status 2.
+
+    argparse prints the usage block and exits; here the error is raised as
+    :class:`UsageError`, which the shell prints as one line naming the
+    subcommand and its ``--help``.
+    """
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message}; see '{self.prog} --help'", prog=self.prog)
+
+
+class UsageError(InputError):
+    """A command line argparse (or the shell) refused: exit status 2, one line."""
+
+    def __init__(self, message: str, *, prog: str = PROG):
+        self.prog = prog
+        super().__init__(message)
 
 
 def add_label_arguments(parser) -> None:
@@ -75,12 +104,23 @@ def _write_fd(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def silence_stdout() -> None:
-    """Point fd 1 at /dev/null, so the interpreter's final flush cannot fail again."""
+def _silence(fd: int) -> None:
     with contextlib.suppress(OSError):
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
+        os.dup2(devnull, fd)
         os.close(devnull)
+
+
+def silence_stdout() -> None:
+    """Point fd 1 at /dev/null, so the interpreter's final flush cannot fail again."""
+    _silence(1)
+
+
+def silence_stderr() -> None:
+    """Point fd 2 at /dev/null (after the run's own messages are written)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    _silence(2)
 
 
 def write_stdout(text: str) -> None:
@@ -128,10 +168,36 @@ def _write_stderr(text: str) -> None:
             _write_fd(fd, text.encode("utf-8", "backslashreplace"))
 
 
-def error(message: str, status: int = EXIT_INPUT_ERROR) -> int:
+def error(message: str, status: int = EXIT_INPUT_ERROR, *, prog: str = PROG) -> int:
     """Print ``buddy-eval: error: MESSAGE`` (one line) on stderr; return ``status``."""
-    _write_stderr(f"{PROG}: error: {one_line(message)}\n")
+    _write_stderr(f"{prog}: error: {one_line(message)}\n")
     return status
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """While inside, file descriptor 2 goes to /dev/null; the real one comes back after.
+
+    For libraries that log to the terminal on their own (a notebook kernel's
+    start-up warnings, its death on Ctrl-C, an event loop's complaints): the
+    contract is one line, which the shell prints once the work has ended.
+    """
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error at all: nothing to quieten
+        yield
+        return
+    _silence(2)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()
+        with contextlib.suppress(OSError):
+            os.dup2(saved, 2)
+        os.close(saved)
 
 
 def warn(warnings) -> None:
@@ -144,21 +210,41 @@ def _reason(exc: OSError | ValueError) -> str:
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
-def check_output_path(path: Path, input_path: str | None = None) -> None:
-    """Refuse any ``-o`` target but a regular file or a new file in an existing directory.
+def _identity(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file ``path`` resolves to; None when it does not exist."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def check_output_path(path: Path, reads: Sequence[tuple[str, object]] = ()) -> None:
+    """Refuse any output target but a regular file or a new file in an existing directory.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file to write (``-o``).
+    reads : sequence of (str, path)
+        Every file the run reads, each with the words that name it in a
+        message (``("the input file", "results.txt")``). The output may be none
+        of them: they are compared by identity (device and inode, links
+        followed), not by spelling, so ``./r.txt``, a hard link or a symbolic
+        link to the input are all the input.
 
     Raises
     ------
     InputError
         The path is a directory, a device, a FIFO, a socket or a symbolic
-        link, is the input file, or its directory does not exist.
+        link, is a file the run reads, or its directory does not exist.
     """
     name = str(path)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         info = None
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         raise InputError(f"cannot use as output: {_reason(exc)}", source=name) from None
     if info is not None:
         if stat.S_ISLNK(info.st_mode):
@@ -173,33 +259,86 @@ def check_output_path(path: Path, input_path: str | None = None) -> None:
                 "is not a regular file (a device, pipe or socket); choose a file path",
                 source=name,
             )
-        if input_path is not None:
-            with contextlib.suppress(OSError):
-                if os.path.samefile(path, input_path):
-                    raise InputError("is the input file; choose another name", source=name)
+        mine = (info.st_dev, info.st_ino)
+        for what, read in reads:
+            if read is not None and _identity(read) == mine:
+                raise InputError(
+                    f"is {what} this run reads ({os.fspath(read)}); writing there would "
+                    "destroy it, choose another name",
+                    source=name,
+                )
     parent = Path(path).parent
     if not parent.is_dir():
         raise InputError(f"cannot write: no directory {str(parent)!r}", source=name)
 
 
+#: The signals that end a run with :data:`EXIT_COULD_NOT_FINISH` and one line.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived: the run unwinds (temporary files and folders are removed).
+
+    A :class:`KeyboardInterrupt`, so that libraries which catch
+    :class:`Exception` (notebook execution, for one) let it through and clean
+    up as they do for Ctrl-C.
+    """
+
+    def __init__(self, signum: int):
+        self.signal_name = signal.Signals(signum).name
+        super().__init__(f"interrupted by signal {self.signal_name}")
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
 @contextlib.contextmanager
-def _removed_on_signal(tmp: str):
-    """While the temporary file exists, SIGTERM, SIGINT and SIGHUP remove it and end the run."""
+def stopped_by_signals():
+    """While inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (main thread only).
 
-    def handler(signum, frame):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise CouldNotFinishError(f"interrupted by signal {signal.Signals(signum).name}")
-
+    The previous handlers come back on the way out, so an in-process caller
+    (a test, a notebook) keeps its own.
+    """
     previous = {}
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    for sig in STOP_SIGNALS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread
-            previous[sig] = signal.signal(sig, handler)
+            previous[sig] = signal.signal(sig, _raise_interrupted)
     try:
         yield
     finally:
         for sig, old in previous.items():
-            signal.signal(sig, old)
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(sig, old)
+
+
+#: The shortest temporary name allowed, in bytes (the random part and ``.tmp`` take 13).
+_MIN_TEMPORARY_NAME = 16
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """Create a new, private file beside ``path``; return its descriptor and path.
+
+    Its name is ``.<start of the target's name>.<8 random hex digits>.tmp``,
+    never more bytes than the target's own name (or 16 for a short one), so
+    any name the file system accepts for the report it accepts for the
+    temporary file too (255 bytes on most).
+    """
+    import secrets
+
+    budget = max(len(os.fsencode(path.name)), _MIN_TEMPORARY_NAME)
+    head = path.name
+    while len(os.fsencode(f".{head}.12345678.tmp")) > budget:
+        head = head[:-1]
+    for _ in range(100):
+        tmp = str(path.parent / f".{head}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -215,17 +354,16 @@ def write_atomic(path: Path, text: str) -> None:
     CouldNotFinishError
         The file could not be written (disk full, permissions, a signal).
     """
-    import tempfile
-
     path = Path(path)
+    data = text.encode("utf-8")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = _create_temporary(path)
     except OSError as exc:
         raise CouldNotFinishError(f"{path}: cannot write: {_reason(exc)}") from None
     try:
-        with _removed_on_signal(tmp):
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+        with stopped_by_signals():
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             try:

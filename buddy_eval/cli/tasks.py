@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError
-from .output import EXIT_RELEASE, EXIT_STATUS_HELP, PROG, error, warn, write_stdout
+from .output import EXIT_RELEASE, EXIT_STATUS_HELP, PROG, ArgumentParser, error, warn, write_stdout
 
 __all__ = ["parser", "run"]
 
@@ -49,7 +49,7 @@ example:
 
 def parser() -> argparse.ArgumentParser:
     """The ``tasks`` subcommand's argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=f"{PROG} tasks",
         description=DESCRIPTION,
         epilog=EPILOG,
