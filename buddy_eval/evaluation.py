@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from .decision import Decision, decide
+from .errors import InputError
 from .formatting import Report, format_report
 from .loading import EvalInput, load
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
@@ -71,11 +72,22 @@ class Evaluation:
         candidate: str = "NEW",
         settings: Settings | None = None,
     ):
+        if not isinstance(data, EvalInput):
+            raise InputError(
+                f"an Evaluation is built from an EvalInput (see buddy_eval.load), got "
+                f"{type(data).__name__}; or call buddy_eval.evaluate(...)"
+            )
+        for role, label in (("baseline", baseline), ("candidate", candidate)):
+            if isinstance(label, Settings):
+                raise InputError(
+                    f"a Settings was passed where the {role} version label goes; pass it by "
+                    "name: evaluate(data, settings=Settings(...))"
+                )
         check_versions(data, baseline, candidate)
+        self.settings = Settings.check(settings)
         self.data = data
         self.baseline = baseline
         self.candidate = candidate
-        self.settings = Settings() if settings is None else settings
         # The gate scores the two compared versions only, so many other labels
         # cost nothing until someone asks for every version's items.
         self._grid = score_grid(data, [baseline, candidate])
@@ -270,10 +282,13 @@ class Evaluation:
         pairs = zip(items.tolist(), counts.tolist(), strict=True)
         (k, n), *rest = sorted(pairs, key=lambda pair: (-pair[0], -pair[1]))
         parts = [f"{n} trial{'s' if n != 1 else ''} for {k} item{'s' if k != 1 else ''}"]
-        parts += [f"{n} for {k}" for k, n in rest]
+        parts += [f"{n} for {k}" for k, n in rest[: MAX_LISTED_MISSING - 1]]
+        more = len(rest) - (MAX_LISTED_MISSING - 1)
+        tail = f" and {more} more trial count{'s' if more != 1 else ''}" if more > 0 else ""
         return [
             f"{self.data.source}: version {version!r} has unequal trial counts per item: "
             + ", ".join(parts)
+            + tail
         ]
 
     @cached_property

@@ -658,7 +658,14 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
 
 
 def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
-    """Raise :class:`InputError` unless both labels have result lines."""
+    """Raise :class:`InputError` unless both labels are text with result lines."""
+    for role, label in (("baseline", baseline), ("candidate", candidate)):
+        if not isinstance(label, str):
+            raise InputError(
+                f"the {role} version label must be text (a str such as 'OLD'), got "
+                f"{type(label).__name__} {quoted(label)}",
+                source=data.source,
+            )
     if baseline == candidate:
         raise InputError(
             f"baseline and candidate must be different versions, got {quoted(baseline)} twice",

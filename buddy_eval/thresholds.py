@@ -25,6 +25,8 @@ __all__ = [
     "MAX_THRESHOLD_CHARS",
     "THRESHOLD_NAMES",
     "Thresholds",
+    "decimal_text",
+    "exact_number",
     "threshold_value",
 ]
 
@@ -66,8 +68,9 @@ class Thresholds:
         return {name: getattr(self, name) for name in THRESHOLD_NAMES}
 
 
-def _exact(value) -> Fraction | None:
-    """``value`` as an exact fraction, or None when it is not a finite number."""
+def exact_number(value) -> Fraction | None:
+    """``value`` as an exact fraction at its shortest decimal form, or None when it is not a
+    finite number (text must be an ASCII decimal; a float ``0.6`` is 3/5)."""
     if isinstance(value, str):
         if _NUMBER.fullmatch(value) is None:
             return None
@@ -122,7 +125,7 @@ def threshold_value(name: str, value, source: str, line: int | None = None) -> F
             source=source,
             line=line,
         )
-    exact = _exact(value)
+    exact = exact_number(value)
     if exact is None:
         raise InputError(
             f"{name} threshold must be a decimal number in [0, 1], got {quoted(value)}",
@@ -144,3 +147,33 @@ def threshold_value(name: str, value, source: str, line: int | None = None) -> F
             line=line,
         )
     return exact
+
+
+def decimal_text(value) -> str:
+    """A threshold or a setting written out exactly as given: every digit, no exponent.
+
+    A :class:`~fractions.Fraction` with a finite decimal expansion (every
+    threshold has one) prints all its digits; a float prints its shortest
+    decimal form (``0.0249999999`` stays ``0.0249999999``, never ``0.025``).
+
+    >>> decimal_text(Fraction(4, 5)), decimal_text(0.0249999999), decimal_text(1e-05)
+    ('0.8', '0.0249999999', '0.00001')
+    """
+    exact = exact_number(value) if not isinstance(value, Fraction) else value
+    if exact is None:
+        raise ValueError(f"not a finite number: {value!r}")
+    sign = "-" if exact < 0 else ""
+    exact = abs(exact)
+    den, powers = exact.denominator, []
+    for prime in (2, 5):
+        count = 0
+        while den % prime == 0:
+            den, count = den // prime, count + 1
+        powers.append(count)
+    # 10**places is the smallest power of ten the denominator divides; a value
+    # that is no finite decimal gets as many digits as a threshold may have.
+    places = max(powers) if den == 1 else MAX_DECIMAL_PLACES
+    units = (exact.numerator * 10**places * 2 + exact.denominator) // (exact.denominator * 2)
+    whole, frac = divmod(units, 10**places)
+    text = f"{whole}.{frac:0{places}d}".rstrip("0").rstrip(".") if places else str(whole)
+    return sign + text

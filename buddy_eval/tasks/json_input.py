@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import json
 import os
-from decimal import Decimal
-from pathlib import Path
+from decimal import Decimal, InvalidOperation
 
 from ..errors import InputError
-from ..parsing import decode
+from ..parsing import decode, read_input_bytes
 
-__all__ = ["MAX_NUMBER_CHARS", "JSONObject", "LongNumber", "NonFinite", "parse_json", "read_json"]
+__all__ = [
+    "MAX_NUMBER_CHARS",
+    "JSONObject",
+    "LongNumber",
+    "NonFinite",
+    "parse_json",
+    "read_json",
+]
 
 MAX_NUMBER_CHARS = 100
 """The longest number literal read as a number (sign, digits, point and exponent)."""
@@ -46,15 +52,24 @@ class NonFinite:
 
 
 class LongNumber:
-    """A number literal longer than :data:`MAX_NUMBER_CHARS`, kept as written: never valid."""
+    """A number literal kept as written because it is never valid.
 
-    __slots__ = ("text",)
+    It is longer than :data:`MAX_NUMBER_CHARS`, or its exponent is beyond what
+    :class:`~decimal.Decimal` can hold (``1e9999999999999999999``): reading it
+    would cost time or fail, so validation names it instead.
+    """
 
-    def __init__(self, text: str):
+    __slots__ = ("text", "why")
+
+    def __init__(self, text: str, why: str | None = None):
         self.text = text
+        self.why = why or f"a number longer than the {MAX_NUMBER_CHARS} characters allowed"
 
     def __repr__(self) -> str:
         return f"LongNumber({len(self.text)} characters)"
+
+
+_OUT_OF_RANGE = "a number whose exponent is beyond any value a field may hold"
 
 
 def _int(text: str) -> int | LongNumber:
@@ -62,7 +77,13 @@ def _int(text: str) -> int | LongNumber:
 
 
 def _decimal(text: str) -> Decimal | LongNumber:
-    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else Decimal(text)
+    if len(text) > MAX_NUMBER_CHARS:
+        return LongNumber(text)
+    try:
+        value = Decimal(text)
+    except InvalidOperation:  # an exponent past what Decimal can hold
+        return LongNumber(text, _OUT_OF_RANGE)
+    return value
 
 
 def _object(pairs: list[tuple[str, object]]) -> JSONObject:
@@ -117,8 +138,4 @@ def read_json(path: str | os.PathLike) -> tuple[object, str]:
         names the file and, when known, the line.
     """
     name = os.fspath(path)
-    try:
-        data = Path(name).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read input file: {exc.strerror}", source=name) from None
-    return parse_json(decode(data, name), name), name
+    return parse_json(decode(read_input_bytes(name), name), name), name

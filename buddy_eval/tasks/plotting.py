@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formatting import format_fraction, format_p_value
+from ..formatting import format_diff, format_p_value
 from .validation import CHECK_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -128,7 +128,7 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("golden tasks scored in both runs")
     if p.ready_for_decision:
         verdict = (
-            f"ready for decision: mean delta {format_fraction(p.mean_delta, 3)}, Wilcoxon p "
+            f"ready for decision: mean delta {format_diff(p.mean_delta, 3)}, Wilcoxon p "
             f"{format_p_value(p.p_value)}, McNemar p {format_p_value(p.mcnemar_p_value)}"
         )
     else:

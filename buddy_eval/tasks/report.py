@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..formatting import format_fraction, format_id_list, format_p_value
+from ..formatting import format_diff, format_id_list, format_p_value, format_rate
 from .scoring import exact_mean
 from .validation import CHECK_TYPES
 
@@ -19,8 +19,13 @@ MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
 
 
 def _signed(value: Fraction | None) -> str:
-    text = format_fraction(value, 3)
-    return "+" + text if value is not None and value > 0 else text
+    """A mean delta: three decimals, signed; a non-zero delta never prints as zero."""
+    return "n/a" if value is None else format_diff(value, 3)
+
+
+def _score(value: Fraction | None) -> str:
+    """A mean score: three decimals; a non-zero score never prints as zero."""
+    return "n/a" if value is None else format_diff(value, 3, sign=False)
 
 
 def _ids(ids: list[str]) -> str:
@@ -46,10 +51,10 @@ def _run_lines(comparison, index: int) -> list[str]:
     by_type = ", ".join(f"{r.check_type} {r.unknown}" for r in unknowns.itertuples())
     lines = [
         f"run {'AB'[index]} ({run.label}, {run.source}): {_plural(n, 'golden task')} with a record",
-        f"  mean score {format_fraction(mean, 3)} over {_plural(scored_n, 'scored task')}"
+        f"  mean score {_score(mean)} over {_plural(scored_n, 'scored task')}"
         + (f"; {unscored_n} with no measured check left out" if unscored_n else ""),
         f"  all measured checks pass: {all_pass_n} of {scored_n} scored "
-        f"({format_fraction(rate)}); fully measured: {fully_n} of {n}",
+        f"({format_rate(rate)}); fully measured: {fully_n} of {n}",
         f"  unknown checks (in no denominator): {int(row['unknown_checks'])} of "
         f"{int(row['checks_n'])}" + (f" ({by_type})" if by_type else ""),
     ]

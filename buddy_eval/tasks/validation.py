@@ -196,9 +196,7 @@ def describe(value) -> str:
 def _got(value) -> str:
     """``got VALUE`` for a message; a too long number also says what the limit is."""
     if isinstance(value, LongNumber):
-        return (
-            f"got {describe(value)}, a number longer than the {MAX_NUMBER_CHARS} characters allowed"
-        )
+        return f"got {describe(value)}, {value.why}"
     return f"got {describe(value)}"
 
 
