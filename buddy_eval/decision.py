@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from .scoring import RATE_METRICS, Counts
-from .thresholds import Thresholds
+from .thresholds import Thresholds, decimal_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -129,7 +129,7 @@ def decide(
         ]
     else:
         reasons += [
-            f"regression in {m} beyond margin {margin:g}"
+            f"regression in {m} beyond margin {decimal_text(margin)}"
             for m in RATE_METRICS
             if new[m] is not None and old[m] is not None and noninferior.get(m) is False
         ]

@@ -8,6 +8,7 @@ It formats :attr:`buddy_eval.Evaluation.paired` (computed once by
 from __future__ import annotations
 
 from .formatting import (
+    format_bound,
     format_count,
     format_diff,
     format_id_list,
@@ -197,7 +198,7 @@ def format_details(paired: PairedComparison) -> str:
             lines.append(
                 f"  {bound.version:<12} {bound.violations} of "
                 f"{format_count(bound.n, 'REFUSE item')} with a result; "
-                f"the rate may be as high as {format_rate(bound.upper_bound)}"
+                f"the rate may be as high as {format_bound(bound.upper_bound)}"
             )
     return "\n".join(lines)
 

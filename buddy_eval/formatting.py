@@ -18,6 +18,7 @@ from fractions import Fraction
 from html import escape
 
 from .decision import Decision
+from .thresholds import decimal_text
 from .vocabulary import RATE_METRICS
 
 __all__ = [
@@ -25,11 +26,13 @@ __all__ = [
     "NO_MATH",
     "VERDICT_STYLE",
     "Report",
+    "format_bound",
     "format_count",
     "format_diff",
     "format_fraction",
     "format_id_list",
     "format_margin",
+    "format_threshold",
     "format_interval",
     "format_p_value",
     "format_percent",
@@ -102,7 +105,7 @@ def format_diff(value, places: int = 2, sign: bool = True) -> str:
     exact = _exact(value)
     if exact == 0:
         return format_fraction(exact, places)
-    for digits in range(places, _MAX_PLACES + 1):
+    for digits in range(places, max(places, _MAX_PLACES) + 1):
         text = format_fraction(exact, digits)
         if text.strip("-0.") != "":
             break
@@ -112,17 +115,54 @@ def format_diff(value, places: int = 2, sign: bool = True) -> str:
     return "+" + text if sign and exact > 0 else text
 
 
+#: The most decimals :func:`format_interval` adds to tell two ends apart.
+MAX_INTERVAL_PLACES = 6
+
+
 def format_interval(low, high, signed: bool = False, places: int = 2) -> str:
     """``[low, high]``; differences signed; ``n/a`` when not computed.
 
+    Two ends that differ never print alike: the interval gets as many
+    decimals as it takes to tell them apart, up to :data:`MAX_INTERVAL_PLACES`
+    (``[-0.012, -0.008]``, never ``[-0.01, -0.01]``).
+
     >>> format_interval(-0.3718, -0.004, signed=True)
     '[-0.37, -0.004]'
+    >>> format_interval(-0.0123, -0.0081, signed=True)
+    '[-0.012, -0.008]'
     """
     if _is_na(low) or _is_na(high):
         return "n/a"
-    if signed:
-        return f"[{format_diff(low, places)}, {format_diff(high, places)}]"
-    return f"[{format_diff(low, places, sign=False)}, {format_diff(high, places, sign=False)}]"
+    equal = _exact(low) == _exact(high)
+    for digits in range(places, MAX_INTERVAL_PLACES + 1):
+        ends = [format_diff(v, digits, sign=signed) for v in (low, high)]
+        if equal or ends[0] != ends[1]:
+            break
+    return f"[{ends[0]}, {ends[1]}]"
+
+
+def format_bound(value, places: int = 2, significant: int = 2) -> str:
+    """A bound on a rate: ``places`` decimals, or ``significant`` digits when smaller.
+
+    A positive bound never prints as zero: below ``10**-places`` it shows
+    its first ``significant`` significant digits (half up), so one violation
+    in 200,000 items reads ``0.000024``, not ``0.00``.
+
+    >>> format_bound(0.3941), format_bound(2.4e-05), format_bound(0.0)
+    ('0.39', '0.000024', '0.00')
+    """
+    if _is_na(value):
+        return "n/a"
+    exact = _exact(value)
+    if exact <= 0 or format_fraction(exact, places).strip("0.") != "":
+        return format_fraction(exact, places)
+    digits = places
+    while digits < 40:
+        digits += 1
+        text = format_fraction(exact, digits)
+        if len(text.lstrip("0.")) >= significant:
+            break
+    return text
 
 
 def format_p_value(p, alpha: float = 0.05, places: int = 3) -> str:
@@ -155,8 +195,15 @@ def format_percent(value) -> str:
 
 
 def format_margin(value) -> str:
-    """A margin or setting as its shortest decimal: ``0.02``."""
-    return f"{float(value):g}"
+    """A margin, setting or threshold exactly as given, never rounded: ``0.02``, ``0.0249999999``.
+
+    >>> format_margin(0.0249999999), format_margin(Fraction(4, 5))
+    ('0.0249999999', '0.8')
+    """
+    return decimal_text(value)
+
+
+format_threshold = format_margin
 
 
 def format_count(n: int, noun: str, plural: str | None = None) -> str:
