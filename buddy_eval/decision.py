@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -12,7 +13,7 @@ from .thresholds import Thresholds, decimal_text
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Decision", "REASON_ORDER", "decide", "exact_values"]
+__all__ = ["CHECK_KINDS", "Check", "Decision", "REASON_ORDER", "decide", "exact_values"]
 
 REASON_ORDER = (
     "correctness below threshold",
@@ -24,21 +25,112 @@ REASON_ORDER = (
     "regression in refusal",
 )
 
+#: The kinds of check a decision makes, in the order they are made.
+CHECK_KINDS = ("threshold", "violations", "regression", "noninferiority")
+
 
 @dataclass(frozen=True)
-class Decision:
-    """Whether the candidate may be released, and every reason it may not.
+class Check:
+    """One rule the decision applies to the candidate, with the values it compared.
 
     Attributes
     ----------
-    release : bool
-        True when no reason blocks the release.
-    reasons : tuple of str
-        The blocking reasons, in the fixed order of ``REASON_ORDER``.
+    kind : str
+        ``threshold`` (the candidate's rate against its threshold),
+        ``violations`` (the candidate's violations against none allowed),
+        ``regression`` (the candidate's rate against the baseline's, exactly)
+        or ``noninferiority`` (the lower confidence bound on the paired
+        difference against ``-margin``).
+    metric : str
+        ``correctness``, ``citation``, ``refusal`` or ``violations``.
+    candidate : Fraction or int or None
+        The candidate's exact value (a rate, or a count of violations);
+        None when the metric is not measured.
+    reference : Fraction or int or float or None
+        What it is compared with: the threshold, 0 allowed violations, the
+        baseline's exact rate, or the margin (non-inferiority); None when
+        not measured.
+    blocks : bool
+        The check fails: its :attr:`reason` is in the verdict.
+    measured : bool
+        False when the golden set has no item of the metric's type: the
+        check is not made and never blocks.
+    bound : float or None
+        Non-inferiority only: the lower confidence bound on the paired
+        difference (candidate minus baseline).
     """
 
-    release: bool
-    reasons: tuple[str, ...] = ()
+    kind: str
+    metric: str
+    candidate: Fraction | int | None
+    reference: Fraction | int | float | None
+    blocks: bool
+    measured: bool = True
+    bound: float | None = None
+
+    @property
+    def reason(self) -> str:
+        """The words of the verdict when this check blocks (the same text either way)."""
+        if self.kind == "threshold":
+            return f"{self.metric} below threshold"
+        if self.kind == "violations":
+            return "integrity violations"
+        if self.kind == "noninferiority":
+            return f"regression in {self.metric} beyond margin {decimal_text(self.reference)}"
+        return f"regression in {self.metric}"
+
+    @property
+    def name(self) -> str:
+        """What is checked, in words: ``correctness meets its threshold``."""
+        if self.kind == "threshold":
+            return f"{self.metric} meets its threshold"
+        if self.kind == "violations":
+            return "no integrity violations"
+        if self.kind == "noninferiority":
+            return f"{self.metric} non-inferior within margin {decimal_text(self.reference)}"
+        return f"no regression in {self.metric}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether the candidate may be released: every check made, and what blocks.
+
+    Attributes
+    ----------
+    checks : tuple of Check
+        Every check, in the fixed order of the verdict: thresholds
+        (correctness, citation, refusal), violations, then regressions
+        (correctness, citation, refusal). Views read these, never the text.
+    """
+
+    checks: tuple[Check, ...] = ()
+
+    @property
+    def release(self) -> bool:
+        """True when no check blocks the release."""
+        return not any(c.blocks for c in self.checks)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """The blocking reasons, in the fixed order of ``REASON_ORDER``."""
+        return tuple(c.reason for c in self.checks if c.blocks)
+
+    @property
+    def blocking(self) -> tuple[Check, ...]:
+        """The checks that block."""
+        return tuple(c for c in self.checks if c.blocks)
+
+    def blocks(self, metric: str, kind: str | None = None) -> bool:
+        """Some check of ``metric`` (of ``kind``: ``threshold``, ``regression``, ...) blocks.
+
+        ``kind="regression"`` also answers for the non-inferiority rule, which
+        is how that rule decides a regression.
+        """
+        kinds = {kind} if kind != "regression" else {"regression", "noninferiority"}
+        return any(
+            c.blocks and c.metric == metric and (kind is None or c.kind in kinds)
+            for c in self.checks
+        )
 
     @property
     def verdict(self) -> str:
@@ -82,8 +174,9 @@ def decide(
     baseline: str,
     candidate: str,
     *,
-    noninferior: dict[str, bool | None] | None = None,
+    noninferior: Mapping[str, bool | None] | None = None,
     margin: float | None = None,
+    bounds: Mapping[str, float | None] | None = None,
 ) -> Decision:
     """Decide whether ``candidate`` may replace ``baseline``.
 
@@ -100,37 +193,63 @@ def decide(
     thresholds : Thresholds
     baseline, candidate : str
         Version labels.
-    noninferior : dict, optional
+    noninferior : mapping, optional
         The non-inferiority rule: per rate metric, whether the candidate was
         shown non-inferior within ``margin`` (None when not measured). A
         metric shown not non-inferior is then the regression
         (``regression in citation beyond margin 0.02``) instead of the exact
         "lower than the baseline" comparison.
     margin : float, optional
-        The margin, for the reason text.
+        The margin of the non-inferiority rule.
+    bounds : mapping, optional
+        Per rate metric, the lower confidence bound the non-inferiority
+        reading used (kept on the check for the views).
 
     Returns
     -------
     Decision
+        Seven checks: three thresholds, violations, three regressions (or
+        non-inferiority checks).
     """
     old, new = exact_values(metrics, baseline), exact_values(metrics, candidate)
-    reasons = [
-        f"{m} below threshold"
-        for m in RATE_METRICS
-        if new[m] is not None and new[m] < thresholds[m]
-    ]
-    if new["violations"] > 0:
-        reasons.append("integrity violations")
-    if noninferior is None:
-        reasons += [
-            f"regression in {m}"
-            for m in RATE_METRICS
-            if new[m] is not None and old[m] is not None and new[m] < old[m]
-        ]
-    else:
-        reasons += [
-            f"regression in {m} beyond margin {decimal_text(margin)}"
-            for m in RATE_METRICS
-            if new[m] is not None and old[m] is not None and noninferior.get(m) is False
-        ]
-    return Decision(release=not reasons, reasons=tuple(reasons))
+    checks = []
+    for m in RATE_METRICS:
+        value = new[m]
+        checks.append(
+            Check(
+                "threshold",
+                m,
+                value,
+                thresholds[m] if value is not None else None,
+                blocks=value is not None and value < thresholds[m],
+                measured=value is not None,
+            )
+        )
+    checks.append(Check("violations", "violations", new["violations"], 0,
+                        blocks=new["violations"] > 0))  # fmt: skip
+    for m in RATE_METRICS:
+        measured = new[m] is not None and old[m] is not None
+        if noninferior is None:
+            checks.append(
+                Check(
+                    "regression",
+                    m,
+                    new[m],
+                    old[m],
+                    blocks=measured and new[m] < old[m],
+                    measured=measured,
+                )
+            )
+        else:
+            checks.append(
+                Check(
+                    "noninferiority",
+                    m,
+                    new[m],
+                    margin,
+                    blocks=measured and noninferior.get(m) is False,
+                    measured=measured,
+                    bound=None if bounds is None else bounds.get(m),
+                )
+            )
+    return Decision(tuple(checks))

@@ -101,6 +101,7 @@ class Evaluation:
                 candidate,
                 noninferior=shown,
                 margin=self.settings.margin,
+                bounds={m.metric: m.noninferiority_bound for m in self.paired.metrics},
             )
         else:
             self.decision = decide(self._counts, data.thresholds, baseline, candidate)

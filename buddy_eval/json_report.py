@@ -22,7 +22,12 @@ One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
         "NEW": {...}
       },
       "decision": {"release": false, "reasons": ["refusal below threshold", ...],
-                   "verdict": "BLOCK: refusal below threshold; ..."},
+                   "verdict": "BLOCK: refusal below threshold; ...",
+                   "checks": [{"kind": "threshold", "metric": "correctness",
+                               "name": "correctness meets its threshold", "measured": true,
+                               "blocks": false, "reason": null, "candidate": 0.9032...,
+                               "candidate_exact": "28/31", "reference": 0.8,
+                               "reference_exact": "4/5", "bound": null}, ...]},
       "comparison": {
         "correctness": {"n_paired": 31, "both_pass": 24, "both_fail": 0, "fixed": 5,
                         "regressed": 2, "missing": 1, "p_value": 0.453125,
@@ -75,6 +80,7 @@ import math
 from fractions import Fraction
 
 from .paired import readiness_note
+from .thresholds import decimal_text
 from .vocabulary import MISSING_COUNTS_AS_FAILED, RATE_METRICS
 
 __all__ = ["FORMAT_VERSION", "dumps", "json_report"]
@@ -155,6 +161,35 @@ def _trials(t) -> dict:
         "flaky_ids": list(t.flaky_ids),
         "plan": t.plan,
         "item_rates": {item: [_exact(b), _exact(c)] for item, b, c in t.item_rates},
+    }
+
+
+def _value(value) -> tuple[int | float | None, str | None]:
+    """A compared value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
+    if value is None:
+        return None, None
+    if isinstance(value, Fraction):
+        return _float(value), _exact(value)
+    if isinstance(value, int):
+        return value, str(value)
+    return float(value), decimal_text(value)  # a margin, exactly as given
+
+
+def _check(check) -> dict:
+    candidate, candidate_exact = _value(check.candidate)
+    reference, reference_exact = _value(check.reference)
+    return {
+        "kind": check.kind,
+        "metric": check.metric,
+        "name": check.name,
+        "measured": check.measured,
+        "blocks": check.blocks,
+        "reason": check.reason if check.blocks else None,
+        "candidate": candidate,
+        "candidate_exact": candidate_exact,
+        "reference": reference,
+        "reference_exact": reference_exact,
+        "bound": _number(check.bound),
     }
 
 
@@ -277,6 +312,7 @@ def json_report(evaluation) -> dict:
             "release": bool(decision.release),
             "reasons": list(decision.reasons),
             "verdict": decision.verdict,
+            "checks": [_check(c) for c in decision.checks],
         },
         "comparison": per_metric,
         "violation_upper_bound": bounds[evaluation.candidate],

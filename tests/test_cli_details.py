@@ -90,6 +90,12 @@ def test_json_holds_every_listed_field():
             low, high = entry["ci"]
             assert low <= entry["value"] <= high
     assert report["versions"]["OLD"]["correctness"]["exact"] == "27/32"
+    checks = report["decision"].pop("checks")
+    assert [check["kind"] for check in checks] == [
+        "threshold", "threshold", "threshold", "violations",
+        "regression", "regression", "regression",
+    ]
+    assert [check["reason"] for check in checks if check["blocks"]] == report["decision"]["reasons"]
     assert report["decision"] == {
         "release": False,
         "reasons": [

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 
-from buddy_eval import Decision, InputError, evaluate, load, report
+from buddy_eval import InputError, evaluate, load, report
 from buddy_eval.formatting import format_fraction
 from buddy_eval.scoring import score_items, score_versions
 
@@ -255,7 +255,9 @@ def test_version_labels_without_results_are_input_errors(labels, message):
 
 def test_decision_value():
     ev = evaluate("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N\n")
-    assert ev.decision == Decision(release=False, reasons=("regression in correctness",))
+    assert not ev.decision.release
+    assert ev.decision.reasons == ("regression in correctness",)
+    assert [c.kind for c in ev.decision.blocking] == ["regression"]
     assert str(ev.decision) == "BLOCK: regression in correctness"
     assert ev.release is False
     with pytest.raises(AttributeError):
