@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample_release.txt
 
-.PHONY: run test lint format bench report notebooks docs clean
+.PHONY: run test test-fast lint format bench report notebooks docs figures clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ run: $(VENV)/.installed-run
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory docs
+
+# Everything but the tests marked slow (kernels, the browser, wheels, big inputs): under a minute.
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not slow" -p no:nbval -o addopts="-ra --strict-markers" tests
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
@@ -46,8 +52,12 @@ notebooks: $(VENV)/.installed-dev
 		--ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.record_timing=False \
 		$(NOTEBOOKS)
 
-# The README's charts, drawn from the sample data.
+# The documentation site, built offline from docs/ into docs/_build/html; any warning fails it.
 docs: $(VENV)/.installed-dev
+	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
+
+# The charts in the README and the docs, redrawn from the sample data.
+figures: $(VENV)/.installed-dev
 	$(BIN)/python docs/make_figures.py
 
 lint: $(VENV)/.installed-dev
@@ -57,4 +67,4 @@ format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info docs/_build

@@ -1,6 +1,6 @@
 """Draw the README's charts from the bundled sample data.
 
-Run ``make docs`` (or ``python docs/make_figures.py`` from anywhere). It writes
+Run ``make figures`` (or ``python docs/make_figures.py`` from anywhere). It writes
 ``docs/metrics.png``, ``docs/item_grid.png`` and ``docs/changes.png`` from
 ``data/sample_release.txt``. The PNGs carry no timestamp or version metadata,
 so a re-run with the same matplotlib gives the same bytes.

@@ -108,9 +108,9 @@ def test_every_subcommand_help_shows_the_same_exit_status_table(command):
     assert EXIT_STATUS_HELP in proc.stdout.decode()
 
 
-def test_the_readme_layout_lists_every_module_and_only_those():
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
-    block = readme.split("## Layout", 1)[1].split("```", 2)[1]
+def test_the_documented_layout_lists_every_module_and_only_those():
+    layout = (PACKAGE.parent / "docs" / "layout.md").read_text(encoding="utf-8")
+    block = layout.split("# Layout", 1)[1].split("```", 2)[1]
     listed, folder = set(), ""
     for line in block.splitlines():
         indent = len(line) - len(line.lstrip(" "))

@@ -1,4 +1,4 @@
-"""The README's worked examples are what the commands print."""
+"""The worked examples of the README and the docs are what the commands print."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ import pytest
 
 from tests.conftest import ROOT, run_cli
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def examples():
     """Fenced blocks starting ``$ buddy-eval ... data/...``: (arguments, expected output)."""
     pattern = r"```\n\$ buddy-eval ([^\n]*data/[^\n]*)\n(.*?)```"
-    return re.findall(pattern, README, flags=re.S)
+    return [
+        example
+        for page in PAGES
+        for example in re.findall(pattern, page.read_text(encoding="utf-8"), flags=re.S)
+    ]
 
 
 @pytest.mark.parametrize(("args", "expected"), list(examples()))
