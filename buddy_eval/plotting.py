@@ -33,6 +33,7 @@ import pandas as pd
 from .display import plural
 from .errors import InputError
 from .formatting import format_fraction, format_id_list
+from .plot_base import LITERAL, literal_axes, literal_legend, new_axes
 from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,8 +79,6 @@ _BLOCKING_COLOR = "#b3261e"
 _SIDES = ("baseline", "candidate")
 #: One rate metric per golden item type (its items are that type's items).
 _ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
-#: Keyword arguments that make a text artist literal: no mathtext, no TeX.
-LITERAL = {"parse_math": False, "usetex": False}
 _MAX_IDS_PER_BAR = 6
 _NOTE_WIDTH = 110  # characters per line of a note under a row
 _COMPARISON_COLUMNS = (
@@ -99,21 +98,6 @@ def _evaluation(evaluation):
     return evaluation if isinstance(evaluation, Evaluation) else evaluate(evaluation)
 
 
-def _literal_ticks(ax) -> None:
-    """Tick labels, titles, axis labels and the legend drawn literally (see :data:`LITERAL`)."""
-    texts = [*ax.get_xticklabels(), *ax.get_yticklabels()]
-    for text in (*texts, ax.title, ax.xaxis.label, ax.yaxis.label):
-        text.set(**LITERAL)
-    _literal_legend(ax.get_legend())
-
-
-def _literal_legend(legend) -> None:
-    if legend is not None:
-        for text in legend.get_texts():
-            text.set(**LITERAL)
-        legend.get_title().set(**LITERAL)
-
-
 def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
     """The outcome colours as a legend right of the axes, drawn literally."""
     from matplotlib.patches import Patch
@@ -128,7 +112,7 @@ def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
         title="outcome",
         title_fontsize=8,
     )
-    _literal_legend(legend)
+    literal_legend(legend)
 
 
 def ordinal(n: int) -> str:
@@ -139,15 +123,6 @@ def ordinal(n: int) -> str:
     """
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _axes(ax, figsize):
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax
 
 
 def _verdict_word(evaluation) -> str:
@@ -186,7 +161,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     from matplotlib.patches import Patch
 
     evaluation = _evaluation(evaluation)
-    ax = _axes(ax, (8, 4.5))
+    ax = new_axes(ax, (8, 4.5))
     paired = evaluation.paired
     reasons = set(evaluation.decision.reasons)
     versions = (evaluation.baseline, evaluation.candidate)
@@ -281,8 +256,8 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
         frameon=False,
         fontsize=9,
     )
-    _literal_legend(legend)
-    _literal_ticks(ax)
+    literal_legend(legend)
+    literal_axes(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -375,7 +350,7 @@ def plot_item_grid(
         return _plot_outcome_counts(outcomes, ax)
     n_checks = len(GRID_CHECKS)
     figsize = (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items)))
-    ax = _axes(ax, figsize)
+    ax = new_axes(ax, figsize)
     codes = np.zeros((n_items, n_cols), dtype=int)
     for k, outcome in enumerate(OUTCOMES):
         codes[outcomes.to_numpy() == outcome] = k
@@ -416,7 +391,7 @@ def plot_item_grid(
     for spine in ax.spines.values():
         spine.set_visible(False)
     _outcome_legend(ax, OUTCOMES, 1.02, edgecolor="#bdbdbd")
-    _literal_ticks(ax)
+    literal_axes(ax)
     return ax
 
 
@@ -424,7 +399,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     """The aggregated item grid: items per outcome for each (version, check)."""
 
     n_items, n_cols = outcomes.shape
-    ax = _axes(ax, (9, 1.6 + 0.45 * n_cols))
+    ax = new_axes(ax, (9, 1.6 + 0.45 * n_cols))
     shown = [o for o in OUTCOMES if o != "n/a"]
     y = np.arange(n_cols)
     for row, (version, check) in enumerate(outcomes.columns):
@@ -455,7 +430,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
     ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
     _outcome_legend(ax, shown, 1.01)
-    _literal_ticks(ax)
+    literal_axes(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -487,7 +462,7 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     evaluation = _evaluation(evaluation)
-    ax = _axes(ax, (9, 3.6))
+    ax = new_axes(ax, (9, 3.6))
     paired = evaluation.paired
     y = np.arange(len(paired.metrics))
     biggest = max(
@@ -580,8 +555,8 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     legend = ax.legend(
         loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=8
     )
-    _literal_legend(legend)
-    _literal_ticks(ax)
+    literal_legend(legend)
+    literal_axes(ax)
     ax.spines[["top", "right", "left"]].set_visible(False)
     return ax
 
@@ -632,7 +607,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
             f"expected {', '.join(_COMPARISON_COLUMNS)}"
         )
     n = len(comparison)
-    ax = _axes(ax, (8, 1.4 + 0.75 * max(n, 1)))
+    ax = new_axes(ax, (8, 1.4 + 0.75 * max(n, 1)))
     rows = comparison.reset_index(drop=True)
     y = np.arange(n)
     shown_ready = shown_waiting = False
@@ -707,7 +682,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ax.set_title("Paired differences with intervals")
     if shown_ready or shown_waiting:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
-    _literal_ticks(ax)
+    literal_axes(ax)
     ax.spines[["top", "right"]].set_visible(False)
     return ax
 
@@ -752,7 +727,7 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
             "(load the input with trials=True, or run buddy-eval --trials)"
         )
     rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
-    ax = _axes(ax, (5.5, 5.5))
+    ax = new_axes(ax, (5.5, 5.5))
     # Rates take few values: a small fixed spread keeps equal points apart.
     spread = (np.arange(len(rows)) % 5 - 2) * 0.008
     x = rows["baseline_rate"].to_numpy(dtype=float) + spread
@@ -780,5 +755,5 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
         title=title,
     )
     ax.legend(loc="lower right", fontsize=8)
-    _literal_ticks(ax)
+    literal_axes(ax)
     return ax

@@ -64,3 +64,19 @@ def test_charts_handle_a_comparison_without_pairs():
     cmp = compare_runs(golden, [record("a1", "g1")], [record("b2", "g2")])
     for plot in (plot_deltas, plot_unknowns, plot_readiness):
         plot(cmp)
+
+
+def test_math_text_in_ids_and_labels_is_drawn_literally():
+    golden = [task(r"$\q$", check("contains", "x")), task("g_$x^2$", check("contains", "x"))]
+    run_a = [record("a1", r"$\q$", "x"), record("a2", "g_$x^2$", "y")]
+    run_b = [record("b1", r"$\q$", "y"), record("b2", "g_$x^2$", "x")]
+    cmp = compare_runs(golden, run_a, run_b, r"$\alpha$", "$b$")
+    for plot in (plot_deltas, plot_unknowns, plot_readiness):
+        ax = plot(cmp)
+        ax.figure.canvas.draw()  # mathtext would raise on $\q$
+        texts = [*ax.get_yticklabels(), *ax.get_xticklabels(), ax.title, ax.xaxis.label]
+        legend = ax.get_legend()
+        texts += legend.get_texts() if legend is not None else []
+        assert all(not t.get_parse_math() for t in texts)
+    labels = [t.get_text() for t in plot_deltas(cmp).get_yticklabels()]
+    assert labels == [r"$\q$", "g_$x^2$"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..formatting import format_diff, format_p_value
+from ..plot_base import literal_axes, new_axes
 from .validation import CHECK_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,15 +30,6 @@ RUN_COLORS = ("#9db4d3", "#1f4e79")
 _WIN, _LOSS, _TIE = "#1b9e77", "#d95f02", "#8c8c8c"
 
 
-def _axes(ax, width: float, height: float):
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    return ax
-
-
 def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     """Per-task score delta (B minus A) of every golden task scored in both runs.
 
@@ -46,7 +38,7 @@ def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     one side are not drawn (they are listed in the report).
     """
     pairs = comparison.pairs[comparison.pairs["both_scored"]]
-    ax = _axes(ax, 7, max(2.5, 0.24 * len(pairs) + 1.2))
+    ax = new_axes(ax, (7, max(2.5, 0.24 * len(pairs) + 1.2)))
     label_a, label_b = comparison.labels
     deltas = pairs["delta"].to_numpy(dtype=float)
     y = np.arange(len(pairs))
@@ -65,7 +57,7 @@ def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
         f"equal {p.ties}, lower {p.losses}",
         fontsize=10,
     )
-    return ax
+    return literal_axes(ax)
 
 
 def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
@@ -73,7 +65,7 @@ def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
 
     Grouped bars, one group per check type, labelled ``unknown / checks``.
     """
-    ax = _axes(ax, 7, 3.2)
+    ax = new_axes(ax, (7, 3.2))
     table = comparison.unknowns
     x = np.arange(len(CHECK_TYPES))
     width = 0.38
@@ -103,7 +95,7 @@ def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     ax.set_ylabel("unknown checks")
     ax.set_title("Unknown checks per type (unknown / checks of that type)", fontsize=10)
     ax.legend(fontsize=8, frameon=False)
-    return ax
+    return literal_axes(ax)
 
 
 def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
@@ -113,7 +105,7 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     the title: not ready (no significance computed), or ready with the
     Wilcoxon and McNemar p-values. It gives no advice on which run to use.
     """
-    ax = _axes(ax, 7, 1.9)
+    ax = new_axes(ax, (7, 1.9))
     p = comparison.paired
     color = _WIN if p.ready_for_decision else _LOSS
     bar = ax.barh([0], [p.n], color=color, height=0.5)[0]
@@ -134,4 +126,4 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     else:
         verdict = "not ready for decision: too few scored pairs, no significance computed"
     ax.set_title(verdict, fontsize=10)
-    return ax
+    return literal_axes(ax)
