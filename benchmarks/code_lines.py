@@ -1,0 +1,133 @@
+"""Code lines of the package per layer, at the working tree or at any git revision.
+
+A code line is a line holding code: blank lines, comment-only lines and docstrings do not
+count. Layers are those of the documented layout (docs/layout.md); a module not named below
+counts in its package's layer, or in "other".
+
+    python -m benchmarks.code_lines                  # the working tree
+    python -m benchmarks.code_lines --rev 318d31c    # a revision, read through git
+    python -m benchmarks.code_lines --rev 318d31c --rev HEAD   # side by side, with the change
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import subprocess
+import tokenize
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Module (path under buddy_eval/, or a folder ending in "/") -> layer.
+LAYERS = {
+    "vocabulary.py": "foundation",
+    "errors.py": "foundation",
+    "thresholds.py": "foundation",
+    "settings.py": "foundation",
+    "parsing.py": "read and load",
+    "validation.py": "read and load",
+    "loading.py": "read and load",
+    "columns.py": "read and load",
+    "kernels.py": "fast kernels",
+    "scoring.py": "score and decide",
+    "decision.py": "score and decide",
+    "evaluation.py": "score and decide",
+    "paired.py": "paired",
+    "trials.py": "paired",
+    "stats/": "statistics",
+    "formatting.py": "views",
+    "details.py": "views",
+    "json_report.py": "views",
+    "display.py": "views",
+    "plot_base.py": "views",
+    "plotting.py": "views",
+    "notebook_report.py": "views",
+    "markdown_report.py": "views",
+    "junit_report.py": "views",
+    "tasks/": "tasks",
+    "cli/": "cli",
+    "__init__.py": "api",
+    "__main__.py": "api",
+}
+ORDER = ["foundation", "read and load", "fast kernels", "score and decide", "paired",
+         "statistics", "views", "tasks", "cli", "api", "other"]  # fmt: skip
+
+
+def code_lines(source: str) -> int:
+    """Lines holding code: not blank, not only a comment, not part of a docstring."""
+    tree = ast.parse(source)
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body:
+            first = body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):  # fmt: skip
+                docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    lines: set[int] = set()
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENDMARKER, tokenize.ENCODING}  # fmt: skip
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return len(lines - docstrings)
+
+
+def layer_of(path: str) -> str:
+    if path in LAYERS:
+        return LAYERS[path]
+    folder = path.split("/", 1)[0] + "/"
+    return LAYERS.get(folder, "other")
+
+
+def _sources(rev: str | None) -> dict[str, str]:
+    if rev is None:
+        package = ROOT / "buddy_eval"
+        return {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8")
+                for p in sorted(package.rglob("*.py"))}  # fmt: skip
+    names = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "buddy_eval/"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    return {
+        name.removeprefix("buddy_eval/"): subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{rev}:{name}"],
+            check=True, capture_output=True, text=True,
+        ).stdout
+        for name in names
+        if name.endswith(".py")
+    }  # fmt: skip
+
+
+def count(rev: str | None = None) -> Counter[str]:
+    """Code lines per layer at ``rev`` (the working tree when None)."""
+    totals: Counter[str] = Counter()
+    for path, source in _sources(rev).items():
+        totals[layer_of(path)] += code_lines(source)
+    return totals
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rev", action="append", help="a git revision (repeat to compare)")
+    args = parser.parse_args(argv)
+    revs = args.rev or [None]
+    counts = [count(rev) for rev in revs]
+    heads = [rev or "working tree" for rev in revs]
+    print(f"{'layer':<18}" + "".join(f"{h:>16}" for h in heads)
+          + (f"{'change':>10}" if len(revs) == 2 else ""))  # fmt: skip
+    for layer in [*ORDER, "total"]:
+        row = [sum(c.values()) if layer == "total" else c[layer] for c in counts]
+        if not any(row):
+            continue
+        change = ""
+        if len(row) == 2 and row[0]:
+            change = f"{(row[1] - row[0]) / row[0]:>+10.0%}"
+        print(f"{layer:<18}" + "".join(f"{n:>16,}" for n in row) + change)
+
+
+if __name__ == "__main__":
+    main()
