@@ -58,7 +58,8 @@ class GoldenColumns:
             {
                 "item_id": pd.Series(large_strings(self.item_id), dtype="str"),
                 "item_type": pd.Categorical.from_codes(
-                    np.where(self.is_answer, 0, 1).astype(np.int8), categories=list(ITEM_TYPES)
+                    np.where(self.is_answer, 0, 1).astype(np.int8),
+                    categories=pd.Index(list(ITEM_TYPES)),
                 ),
                 "required_source": pd.Series(large_strings(self.required_source), dtype="str"),
                 "keywords": pd.Series(self.keywords, dtype=pd.ArrowDtype(self.keywords.type)),

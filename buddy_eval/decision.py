@@ -159,12 +159,14 @@ def exact_values(metrics: pd.DataFrame | Counts, version: str) -> dict[str, Frac
     """
     if isinstance(metrics, Counts):
         return metrics.values(version)
-    rows = metrics[metrics["version"] == version].set_index("metric")
+    rows = metrics[metrics["version"] == version]
+    numerators = dict(zip(rows["metric"].tolist(), rows["numerator"].tolist(), strict=True))
+    denominators = dict(zip(rows["metric"].tolist(), rows["denominator"].tolist(), strict=True))
     values: dict[str, Fraction | int | None] = {}
     for metric in RATE_METRICS:
-        num, den = int(rows.at[metric, "numerator"]), int(rows.at[metric, "denominator"])
+        num, den = int(numerators[metric]), int(denominators[metric])
         values[metric] = Fraction(num, den) if den else None
-    values["violations"] = int(rows.at["violations", "numerator"])
+    values["violations"] = int(numerators["violations"])
     return values
 
 
@@ -214,29 +216,31 @@ def decide(
     old, new = exact_values(metrics, baseline), exact_values(metrics, candidate)
     checks = []
     for m in RATE_METRICS:
-        value = new[m]
+        value, threshold = new[m], thresholds[m]
         checks.append(
             Check(
                 "threshold",
                 m,
                 value,
-                thresholds[m] if value is not None else None,
-                blocks=value is not None and value < thresholds[m],
+                threshold if value is not None else None,
+                blocks=value is not None and value < threshold,
                 measured=value is not None,
             )
         )
-    checks.append(Check("violations", "violations", new["violations"], 0,
-                        blocks=new["violations"] > 0))  # fmt: skip
+    violations = int(new["violations"] or 0)
+    checks.append(Check("violations", "violations", violations, 0, blocks=violations > 0))
     for m in RATE_METRICS:
-        measured = new[m] is not None and old[m] is not None
+        new_value, old_value = new[m], old[m]
+        measured = new_value is not None and old_value is not None
+        lower = new_value is not None and old_value is not None and new_value < old_value
         if noninferior is None:
             checks.append(
                 Check(
                     "regression",
                     m,
-                    new[m],
-                    old[m],
-                    blocks=measured and new[m] < old[m],
+                    new_value,
+                    old_value,
+                    blocks=lower,
                     measured=measured,
                 )
             )

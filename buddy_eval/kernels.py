@@ -85,7 +85,7 @@ def large_strings(values) -> pa.Array:
     return pc.cast(strings(values), pa.large_string())
 
 
-def index_type(size: int) -> type:
+def index_type(size: int) -> type[np.int32] | type[np.int64]:
     """int32 when every position and offset up to ``size`` fits in it, else int64.
 
     Half-size positions halve the memory (and the memory traffic) of every
@@ -316,7 +316,7 @@ def _strip_blanks(
         more = more[(byte == 32) | (byte == 9)]
         starts[more] += 1
         more = more[starts[more] < ends[more]]
-    more = np.flatnonzero(starts < ends) if right else ()
+    more = np.flatnonzero(starts < ends) if right else np.empty(0, np.intp)
     while len(more):
         byte = data[ends[more] - 1]
         more = more[(byte == 32) | (byte == 9)]
@@ -537,7 +537,7 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
     out = np.zeros(n, kind)
     if n == 0:
         return out
-    slot = keys.astype(kind if span < 2**31 - 1 else np.int64) + 1  # -1 -> slot 0
+    slot: np.ndarray = keys.astype(kind if span < 2**31 - 1 else np.int64) + 1  # -1 -> slot 0
     counts = np.bincount(slot, minlength=span + 1)
     # Keys in a few ascending runs (trial after trial) sort in linear time.
     runs = np.count_nonzero(slot[1:] < slot[:-1])

@@ -263,9 +263,10 @@ def _check_results(
         if no_id[position]:
             _fail("expected a golden item id, got nothing", lines, position, source, unit)
         if bad_flag[position]:
+            assert r.refused_flag is not None  # a bad flag was read from a flag column
             got = r.refused_flag[position].as_py()
             _fail(f"refused flag must be Y or N, got {quoted(got)}", lines, position, source, unit)
-        if trials:
+        if trials and trial_order is not None:
             same = (keys == keys[position]) & (trial_order == trial_order[position])
             first = lines[_first(same)]
             _fail(

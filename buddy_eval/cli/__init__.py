@@ -37,16 +37,16 @@ __all__ = ["console_main", "main"]
 
 def _dispatch(argv: list[str], lean: bool) -> int:
     if argv[:1] == ["tasks"]:
-        from .tasks import run
+        from .tasks import run as run_tasks
 
-        return run(argv[1:])
+        return run_tasks(argv[1:])
     if argv[:1] == ["notebook"]:
-        from .notebook import run
+        from .notebook import run as run_notebook
 
-        return run(argv[1:])
-    from .gate import run
+        return run_notebook(argv[1:])
+    from .gate import run as run_gate
 
-    return run(argv, lean)
+    return run_gate(argv, lean)
 
 
 def _check_arguments(argv: list[str]) -> None:

@@ -201,7 +201,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             evaluation = evaluate(
                 args.input, args.baseline, args.candidate, settings, trials=args.trials
             )
-            text = evaluation.report()
+            text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":
             from ..json_report import dumps, json_report

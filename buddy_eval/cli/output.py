@@ -61,7 +61,7 @@ class ArgumentParser(argparse.ArgumentParser):
     subcommand and its ``--help``.
     """
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         raise UsageError(f"{message}; see '{self.prog} --help'", prog=self.prog)
 
 
@@ -219,7 +219,9 @@ def _identity(path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def check_output_path(path: Path, reads: Sequence[tuple[str, object]] = ()) -> None:
+def check_output_path(
+    path: Path, reads: Sequence[tuple[str, str | os.PathLike[str] | None]] = ()
+) -> None:
     """Refuse any output target but a regular file or a new file in an existing directory.
 
     Parameters

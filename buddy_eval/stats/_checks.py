@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import cast
 
 from ..errors import InputError
 
 
 def _check_count(name: str, value, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
 def _check_open_unit(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < cast(float, value) < 1:
         raise InputError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
     return float(value)
 
@@ -27,7 +28,7 @@ def _z(confidence: float) -> float:
 
 
 def _check_unit(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= cast(float, value) <= 1:
         raise InputError(f"{name} must be a number in [0, 1], got {value!r}")
     return float(value)
 

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral, Real
+from typing import cast
 
 from ..errors import InputError
 from ._checks import _check_count, _check_open_unit
@@ -265,7 +266,8 @@ def holm(p_values) -> list[float | None]:
     for index, value in enumerate(values):
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+        number = cast(float, value)
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= number <= 1:
             raise InputError(
                 f"p_values must be numbers in [0, 1] or None, got {value!r} at position {index}"
             )

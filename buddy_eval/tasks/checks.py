@@ -118,7 +118,9 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     ok = np.select([kind == k for k in passed], list(passed.values()), default=False)
     outcome = np.where(unknown, 2, np.where(ok, 0, 1))
     reason = np.select(
-        [tokens_missing, usd_missing, partly_unpriced], list(UNKNOWN_REASONS), default=None
+        [tokens_missing, usd_missing, partly_unpriced],
+        list(UNKNOWN_REASONS),
+        default=np.array(None, dtype=object),
     )
     return pd.DataFrame(
         {

@@ -146,7 +146,7 @@ def pair_tasks(
     b = scores.loc[scores["run"] == label_b, cols]
     pairs = a.merge(b, on="golden_id", how="inner", suffixes=("_a", "_b"), validate="one_to_one")
     if golden_ids is not None:
-        order = pd.Index(golden_ids).get_indexer(pairs["golden_id"])
+        order = pd.Index(golden_ids).get_indexer(pd.Index(pairs["golden_id"]))
         pairs = pairs.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
     pa_, ma = pairs["passed_a"].to_numpy(np.int64), pairs["measured_a"].to_numpy(np.int64)
     pb, mb = pairs["passed_b"].to_numpy(np.int64), pairs["measured_b"].to_numpy(np.int64)
@@ -158,7 +158,9 @@ def pair_tasks(
     change = np.where(num > 0, 0, np.where(num == 0, 1, 2))
     pairs["both_scored"] = both
     pairs["delta"] = delta
-    pairs["change"] = pd.Categorical.from_codes(np.where(both, change, -1), categories=CHANGES)
+    pairs["change"] = pd.Categorical.from_codes(
+        np.where(both, change, -1), categories=pd.Index(list(CHANGES))
+    )
     return pairs[
         [
             "golden_id",

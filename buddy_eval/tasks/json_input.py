@@ -90,7 +90,12 @@ def _object(pairs: list[tuple[str, object]]) -> JSONObject:
     obj = JSONObject(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        obj.duplicate_keys = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+        duplicates = []
+        for key, _ in pairs:
+            if key in seen:
+                duplicates.append(key)
+            seen.add(key)
+        obj.duplicate_keys = tuple(duplicates)
     return obj
 
 

@@ -32,7 +32,9 @@ def exact_mean(numerators, denominators) -> Fraction | None:
     if pairs.empty:
         return None
     counts = pairs.value_counts(sort=False)
-    total = sum(Fraction(int(n), int(d)) * int(c) for (n, d), c in counts.items())
+    total = Fraction(0)
+    for (n, d), c in zip(counts.index.tolist(), counts.tolist(), strict=True):
+        total += Fraction(int(n), int(d)) * int(c)
     return total / len(pairs)
 
 
@@ -76,8 +78,8 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
     counts["task_id"] = counts["task_id"].astype("str")
     measured = counts["passed"] + counts["failed"]
     scored = (measured > 0).to_numpy(dtype=bool)
-    score = pd.array(counts["passed"] / measured.where(scored), dtype="Float64")
-    all_pass = pd.array(counts["failed"] == 0, dtype="boolean")
+    score = pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64")
+    all_pass = pd.array((counts["failed"] == 0).to_numpy(dtype=bool), dtype="boolean")
     all_pass[~scored] = pd.NA
     counts["n_checks"] = measured + counts["unknown"]
     counts["measured"] = measured
@@ -154,7 +156,7 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
             }
         )
     summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
-    summary.insert(0, "run", pd.Categorical(labels, categories=labels))
+    summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
     ints = [c for c in summary.columns if c not in ("run", "mean_score", "all_pass_rate")]
     summary = summary.astype({c: "int64" for c in ints})
     summary = summary.astype({"mean_score": "Float64", "all_pass_rate": "Float64"})

@@ -367,7 +367,7 @@ def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
             else:
                 dollars = _dollars(value)
                 ok = dollars is not None
-                if ok:
+                if dollars is not None:
                     row.update(value=str(dollars), limit=micros_limit(dollars))
             if not ok:
                 _fail(at, f"field 'value' must be {_VALUE_RULE[kind]}, {_got(value)}", source)
@@ -415,7 +415,9 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         )
     if not items:
         raise InputError("the list of golden tasks is empty; expected at least one", source=source)
-    tasks, checks, first = [], [], {}
+    tasks: list = []
+    checks: list = []
+    first: dict[str, int] = {}
     for position, item in enumerate(items, 1):
         where = f"task #{position}"
         if not isinstance(item, dict):
