@@ -230,3 +230,19 @@ def test_frames_have_documented_dtypes():
     assert str(cmp.pairs["delta"].dtype) == "Float64"
     assert cmp.pairs["change"].dtype == pd.CategoricalDtype(["win", "tie", "loss"])
     assert cmp.scores["run"].dtype == pd.CategoricalDtype(["A", "B"])
+
+
+def test_gate_names_and_settings_are_accepted():
+    from buddy_eval import InputError, Settings
+
+    golden, a, b = paired_runs([(1, 2)] * 25)
+    by_settings = compare_runs(golden, a, b, "old", "new", settings=Settings(min_paired=30))
+    assert (by_settings.baseline, by_settings.candidate) == ("old", "new") == by_settings.labels
+    assert by_settings.paired.min_paired == by_settings.paired.min_n == 30
+    assert by_settings.paired.ready is by_settings.paired.ready_for_decision is False
+    by_min_n = compare_runs(golden, a, b, min_n=25)
+    assert by_min_n.paired.ready and by_min_n.paired.min_paired == 25
+    with pytest.raises(InputError, match="give min_n or settings"):
+        compare_runs(golden, a, b, min_n=25, settings=Settings())
+    with pytest.raises(InputError, match="settings must be a Settings, got dict"):
+        compare_runs(golden, a, b, settings={"min_paired": 25})

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..settings import Settings
 from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from .checks import evaluate_checks
 from .loading import load_golden, load_run
@@ -99,6 +100,16 @@ class PairedSummary:
     sign_test_p_value: float | None = None
     p_value_holm: float | None = None
     mcnemar_p_value_holm: float | None = None
+
+    @property
+    def ready(self) -> bool:
+        """The gate's name for :attr:`ready_for_decision`."""
+        return self.ready_for_decision
+
+    @property
+    def min_paired(self) -> int:
+        """The gate's name for :attr:`min_n` (as in :class:`~buddy_eval.Settings`)."""
+        return self.min_n
 
     @property
     def all_pass(self) -> PairedTable:
@@ -297,6 +308,16 @@ class TaskComparison:
     warnings: tuple[str, ...]
 
     @property
+    def baseline(self) -> str:
+        """The gate's name for run A's label."""
+        return self.runs[0].label
+
+    @property
+    def candidate(self) -> str:
+        """The gate's name for run B's label."""
+        return self.runs[1].label
+
+    @property
     def labels(self) -> tuple[str, str]:
         """The labels of run A and run B."""
         return self.runs[0].label, self.runs[1].label
@@ -353,8 +374,25 @@ def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunReco
     return tuple(warnings)
 
 
+def _minimum_pairs(min_n, settings) -> int:
+    if settings is not None and not isinstance(settings, Settings):
+        raise InputError(f"settings must be a Settings, got {type(settings).__name__}")
+    if settings is not None and min_n is not None:
+        raise InputError("give min_n or settings (with its min_paired), not both")
+    if settings is not None:
+        return settings.min_paired
+    return MIN_PAIRED if min_n is None else min_n
+
+
 def compare_runs(
-    golden, run_a, run_b, label_a: str = "A", label_b: str = "B", *, min_n: int = MIN_PAIRED
+    golden,
+    run_a,
+    run_b,
+    label_a: str = "A",
+    label_b: str = "B",
+    *,
+    min_n: int | None = None,
+    settings: Settings | None = None,
 ) -> TaskComparison:
     """Score two runs' records against golden tasks and compare them.
 
@@ -366,9 +404,15 @@ def compare_runs(
         The two runs' records (see :func:`~buddy_eval.tasks.loading.load_run`).
     label_a, label_b : str
         Distinct, non-empty labels; deltas are B minus A.
-    min_n : int
+    min_n : int, optional
         Scored pairs needed before the comparison is ready for a decision and
-        a p-value is computed (default 20).
+        a p-value is computed: the gate's ``Settings.min_paired`` under its older
+        name (default 20). Give ``min_n`` or ``settings``, not both.
+    settings : Settings, optional
+        The gate's settings; ``settings.min_paired`` is the minimum above. The
+        labels are the gate's baseline (A) and candidate (B): ``cmp.baseline``,
+        ``cmp.candidate``, and ``cmp.paired.ready`` / ``cmp.paired.min_paired``
+        are the gate's names for ``ready_for_decision`` / ``min_n``.
 
     Returns
     -------
@@ -382,6 +426,7 @@ def compare_runs(
         present in both runs.
     """
     check_labels([label_a, label_b])
+    min_n = _minimum_pairs(min_n, settings)
     golden = load_golden(golden)
     a, b = load_run(run_a, label_a), load_run(run_b, label_b)
     _check_disjoint(a, b)
