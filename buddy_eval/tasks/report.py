@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ..formatting import format_diff, format_id_list, format_p_value, format_rate
+from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
 from .scoring import exact_mean
 from .validation import CHECK_TYPES
 
@@ -28,14 +28,6 @@ def _score(value: Fraction | None) -> str:
     return "n/a" if value is None else format_diff(value, 3, sign=False)
 
 
-def _ids(ids: list[str]) -> str:
-    return format_id_list(ids)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _run_lines(comparison, index: int) -> list[str]:
     run = comparison.runs[index]
     row = comparison.summary.iloc[index]
@@ -50,8 +42,9 @@ def _run_lines(comparison, index: int) -> list[str]:
     ]
     by_type = ", ".join(f"{r.check_type} {r.unknown}" for r in unknowns.itertuples())
     lines = [
-        f"run {'AB'[index]} ({run.label}, {run.source}): {_plural(n, 'golden task')} with a record",
-        f"  mean score {_score(mean)} over {_plural(scored_n, 'scored task')}"
+        f"run {'AB'[index]} ({run.label}, {run.source}): "
+        f"{format_count(n, 'golden task')} with a record",
+        f"  mean score {_score(mean)} over {format_count(scored_n, 'scored task')}"
         + (f"; {unscored_n} with no measured check left out" if unscored_n else ""),
         f"  all measured checks pass: {all_pass_n} of {scored_n} scored "
         f"({format_rate(rate)}); fully measured: {fully_n} of {n}",
@@ -73,15 +66,17 @@ def format_comparison(comparison) -> str:
     label_a, label_b = comparison.labels
     p = comparison.paired
     lines = [
-        f"golden tasks: {len(golden.tasks)} with {_plural(len(golden.checks), 'check')} "
+        f"golden tasks: {len(golden.tasks)} with {format_count(len(golden.checks), 'check')} "
         f"({golden.source})",
         *_run_lines(comparison, 0),
         *_run_lines(comparison, 1),
-        f"paired, {label_b} minus {label_a}: {_plural(p.n, 'golden task')} scored in both runs",
+        f"paired, {label_b} minus {label_a}: "
+        f"{format_count(p.n, 'golden task')} scored in both runs",
     ]
     if p.unscored_ids:
         lines.append(
-            f"  in both runs but without a score on one side: {_ids(list(p.unscored_ids))}"
+            "  in both runs but without a score on one side: "
+            + format_id_list(list(p.unscored_ids))
         )
     lines += [
         f"  mean delta {_signed(p.mean_delta)}; {label_b} higher {p.wins}, equal {p.ties}, "
@@ -107,15 +102,18 @@ def format_comparison(comparison) -> str:
     lines.append(
         "unpaired: "
         + "; ".join(
-            f"{label} only: {_ids(unpaired.loc[unpaired['run'] == label, 'golden_id'].tolist())}"
+            f"{label} only: "
+            + format_id_list(unpaired.loc[unpaired["run"] == label, "golden_id"].tolist())
             for label in (label_a, label_b)
         )
     )
-    lines.append(f"missing from both runs: {_ids(comparison.missing['golden_id'].tolist())}")
+    lines.append(
+        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}"
+    )
     excluded = len(comparison.unmatched)
     if excluded:
         lines.append(
-            f"excluded: {_plural(excluded, 'record')} with a golden_id not in the golden set"
+            f"excluded: {format_count(excluded, 'record')} with a golden_id not in the golden set"
         )
     return "\n".join(lines)
 
