@@ -16,6 +16,18 @@ DATA = ROOT / "data"
 CASE_DIRS = [ROOT / "tests" / "cases", ROOT.parent / "shared" / "cases"]
 
 
+#: Modules whose every test starts a notebook kernel or a browser: marked slow, so that
+#: `make test-fast` leaves them out (`make test` runs them).
+SLOW_MODULES = {"test_notebook_report", "test_report_browser"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def example_cases() -> list[Path]:
     seen: dict[str, Path] = {}
     for folder in CASE_DIRS:

@@ -202,6 +202,7 @@ def test_a_signal_during_the_write_leaves_no_temporary_file(tmp_path, sig):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_every_subcommand_takes_format_json(tmp_path):
     import json
 

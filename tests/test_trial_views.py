@@ -11,6 +11,7 @@ import re
 from fractions import Fraction
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 import buddy_eval as be
@@ -151,6 +152,7 @@ def test_items_are_the_units_of_the_interval():
     assert m.ids["mixed"] == tuple(f"q{i}" for i in range(25))  # moved by 1/5 < 1/2
 
 
+@pytest.mark.slow
 def test_the_html_report_with_trials_shows_flaky_items(tmp_path):
     import subprocess
     import sys
