@@ -29,10 +29,11 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory docs
 
-# Everything but the tests marked slow (kernels, the browser, wheels, big inputs): under a minute.
+# Everything but the tests marked slow (kernels, the browser, wheels, big inputs, signal
+# waits, per-case command-line sweeps), on every core: about a minute on two cores.
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -m "not slow" -p no:nbval -o addopts="-ra --strict-markers" tests
+	$(BIN)/python -m pytest -m "not slow" -n auto -p no:nbval -o addopts="-ra --strict-markers" tests
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

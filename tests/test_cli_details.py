@@ -49,6 +49,7 @@ def _no_constants(name):
     raise AssertionError(f"{name} is not valid JSON")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_details_and_json_keep_the_canonical_output(path):
     plain = run(str(path))

@@ -236,6 +236,7 @@ def test_standard_input_from_a_device_is_refused_but_a_directory_too():
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 @pytest.mark.parametrize("subcommand", ["gate", "tasks", "notebook"])
 def test_a_signal_while_waiting_for_input_ends_with_status_3(tmp_path, sig, subcommand):
@@ -361,6 +362,7 @@ def test_json_outputs_hold_no_lone_surrogates():
         (b"\xff\xfe", "is not a Jupyter notebook"),
     ],
 )
+@pytest.mark.slow
 def test_a_notebook_that_is_not_one_is_one_line(tmp_path, content, needle):
     bad = tmp_path / "bad.ipynb"
     bad.write_bytes(content)
@@ -445,6 +447,7 @@ def test_temporary_names_are_never_longer_than_the_final_one(tmp_path, monkeypat
      ("run", "status"), ("golden", "max_tokens"), ("golden", "max_cost_usd"),
      ("golden", "tier"), ("check", "value")],
 )  # fmt: skip
+@pytest.mark.slow
 def test_tasks_refuses_numbers_out_of_range_in_any_field(tmp_path, number, where, field):
     golden = [task("t1", check("contains", "x"), check("max_tokens", 100)),
               task("t2", check("status_completed"))]  # fmt: skip
