@@ -54,3 +54,21 @@ def test_the_site_builds_offline_without_warnings(tmp_path):
     for name in ("evaluate", "load", "from_frames", "plot_metrics"):
         assert f'id="buddy_eval.{name}"' in api
     assert "/work/" not in api and str(ROOT) not in api
+
+
+def _exit_status_table(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("| exit status | meaning |")
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        table.append(line)
+    return table
+
+
+def test_the_readme_and_the_command_line_page_state_the_same_exit_statuses():
+    readme = _exit_status_table((ROOT / "README.md").read_text(encoding="utf-8"))
+    page = _exit_status_table((DOCS / "command-line.md").read_text(encoding="utf-8"))
+    assert readme == page
+    assert [row.split("|")[1].strip() for row in readme[2:]] == ["0", "1", "2", "3"]
