@@ -17,6 +17,7 @@ from .formatting import (
     format_p_value,
     format_percent,
     format_rate,
+    format_setting_percent,
 )
 from .paired import MetricComparison, PairedComparison, VersionRate
 from .vocabulary import MISSING_COUNTS_AS_FAILED
@@ -93,7 +94,8 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
     if m.noninferior is not None:
         lines.append(
             f"  non-inferior within {format_margin(settings.margin)}: "
-            f"{'yes' if m.noninferior else 'no'} (one-sided {format_percent(settings.confidence)}% "
+            f"{'yes' if m.noninferior else 'no'} "
+            f"(one-sided {format_setting_percent(settings.confidence)}% "
             f"lower bound on the difference {format_diff(m.noninferiority_bound)})"
         )
     if m.required_n is not None:
@@ -101,8 +103,8 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
         why = "as observed" if m.ready else "a conservative default while not ready"
         lines.append(
             f"  sample size  about {m.required_n} paired items to detect a "
-            f"{format_percent(settings.drop)}-point drop (exact McNemar, power "
-            f"{format_percent(settings.power)}%, alpha {format_rate(alpha)}); {t.n} now"
+            f"{format_setting_percent(settings.drop)}-point drop (exact McNemar, power "
+            f"{format_setting_percent(settings.power)}%, alpha {format_margin(alpha)}); {t.n} now"
         )
         lines.append(f"{'':15}assuming {assumed}% of items discordant ({why})")
     return lines
@@ -158,7 +160,7 @@ def format_details(paired: PairedComparison) -> str:
         The section, without a trailing newline.
     """
     settings = paired.settings
-    level = format_percent(settings.confidence)
+    level = format_setting_percent(settings.confidence)
     if any(m.trials is not None for m in paired.metrics):
         methods = (
             "t over the per-item rates per version; paired t on per-item differences, "

@@ -194,6 +194,15 @@ def format_percent(value) -> str:
     return format_fraction(_exact(value) * 100, 0)
 
 
+def format_setting_percent(value) -> str:
+    """A setting as a percentage exactly as given, never rounded: ``0.9999`` → ``99.99``.
+
+    >>> format_setting_percent(0.95), format_setting_percent(0.9999), format_setting_percent(0.8)
+    ('95', '99.99', '80')
+    """
+    return decimal_text(Fraction(decimal_text(value)) * 100)
+
+
 def format_margin(value) -> str:
     """A margin, setting or threshold exactly as given, never rounded: ``0.02``, ``0.0249999999``.
 

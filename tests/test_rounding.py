@@ -86,3 +86,17 @@ def test_rates_and_id_lists():
     ids = [f"j{i:02d}" for i in range(12)]
     assert format_id_list(ids) == "j00, j01, j02, j03, j04, j05, j06, j07, j08, j09 and 2 more"
     assert format_id_list([]) == "none"
+
+
+def test_settings_are_printed_exactly_as_given():
+    import buddy_eval as be
+    from buddy_eval.details import details
+    from buddy_eval.formatting import format_setting_percent
+
+    assert [format_setting_percent(v) for v in (0.95, 0.9999, 0.8, 0.05, 0.125)] == [
+        "95", "99.99", "80", "5", "12.5",
+    ]
+    settings = be.Settings(confidence=0.9999, power=0.9, drop=0.05, margin=0.02)
+    text = details(be.evaluate("data/example.txt", settings=settings))
+    assert "99.99% intervals" in text and "100%" not in text
+    assert "power 90%, alpha 0.0001)" in text
