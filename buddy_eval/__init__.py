@@ -74,7 +74,8 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public API only (tab completion shows what users need, not the submodules)."""
+    return sorted([*__all__, "__version__"])
 
 
 __version__ = "0.1.0"

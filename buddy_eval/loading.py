@@ -164,6 +164,58 @@ def _unknown_id_warnings(results: ResultColumns, codes: JoinCodes, source: str, 
     return tuple(warnings)
 
 
+def _spaced_keyword_hints(
+    golden: GoldenColumns, results: ResultColumns, codes: JoinCodes, source: str
+) -> tuple[str, ...]:
+    """A hint where a keyword with a space looks like two keywords meant.
+
+    Keywords are comma-separated and may hold spaces (``try block``), so a
+    spaced keyword is no error. But a newcomer who writes ``class object``
+    for two keywords gets one keyword that answers rarely contain: the hint
+    is given for an ANSWER item whose one keyword holds a space when some
+    answer contains each of its words but not the phrase.
+    """
+    import pyarrow.compute as pc
+
+    counts = pc.list_value_length(golden.keywords).fill_null(0).to_numpy(zero_copy_only=False)
+    single = np.flatnonzero(golden.is_answer & (counts == 1))
+    if not len(single):
+        return ()
+    keyword = pc.list_element(golden.keywords.take(pa.array(single, pa.int64())), 0)
+    spaced = pc.match_substring_regex(keyword, r"\s").fill_null(False)
+    items = single[np.flatnonzero(spaced.to_numpy(zero_copy_only=False))]
+    if not len(items):
+        return ()
+    rows = np.flatnonzero(np.isin(codes.item, items))
+    answers = results.answer.take(rows).to_pylist()
+    phrase = dict(
+        zip(items.tolist(), pc.list_element(golden.keywords.take(pa.array(items)), 0).to_pylist(),
+            strict=True)
+    )
+    hinted: dict[int, str] = {}
+    for item, answer in zip(codes.item[rows].tolist(), answers, strict=True):
+        text = phrase[item]
+        if item in hinted or answer is None:
+            continue
+        folded = answer.casefold()
+        words = text.casefold().split()
+        if text.casefold() not in folded and all(word in folded for word in words):
+            hinted[item] = text
+    ordered = sorted(hinted)
+    hints = [
+        f"{source}:{golden.line[item]}: keyword {quoted(hinted[item])} is one keyword that "
+        "answers contain only as separate words; keywords are comma-separated "
+        f"({quoted(','.join(hinted[item].split()))} for each word)"
+        for item in ordered[:MAX_LISTED_WARNINGS]
+    ]
+    if len(ordered) > MAX_LISTED_WARNINGS:
+        hints.append(
+            f"{source}: {len(ordered) - MAX_LISTED_WARNINGS} more keywords with a space are "
+            "found in answers only as separate words"
+        )
+    return tuple(hints)
+
+
 def _read_source(source) -> tuple[str | bytes, str]:
     """Return ``(content, name)``: UTF-8 bytes (not yet checked) or decoded text."""
     if isinstance(source, (bytes, bytearray)):
@@ -289,7 +341,8 @@ def load(source, trials: bool = False) -> EvalInput:
         results,
         codes,
         source=name,
-        warnings=_unknown_id_warnings(results, codes, name, "line"),
+        warnings=_spaced_keyword_hints(golden, results, codes, name)
+        + _unknown_id_warnings(results, codes, name, "line"),
         results_line=raw.results_line,
     )
 

@@ -20,9 +20,9 @@ paths (DataFrame HTML, escaped text outputs,
 
 The notebook kernel runs in a temporary directory holding a copy of INPUT
 under its file name, so the report shows the name and never a directory. The
-notebook itself is looked up beside the package (``<checkout>/notebooks``),
-which is where an editable install (``pip install -e .``) finds it;
-``--notebook`` names another one.
+notebook ships with the package (``buddy_eval/_notebooks``, built from
+``notebooks/``), so a plain ``pip install`` runs it; a source checkout uses
+``notebooks/`` directly; ``--notebook`` names another one.
 """
 
 from __future__ import annotations
@@ -56,8 +56,17 @@ REPORT_TITLE = "Buddy release report"
 
 
 def default_notebook() -> Path:
-    """Where the release notebook lives: ``notebooks/`` beside the package directory."""
-    return Path(__file__).resolve().parent.parent / "notebooks" / NOTEBOOK_NAME
+    """Where the release notebook lives.
+
+    An installed package carries it as package data (``buddy_eval/_notebooks``);
+    a source checkout (an editable install) has it in ``notebooks/`` beside the
+    package directory.
+    """
+    package = Path(__file__).resolve().parent
+    installed = package / "_notebooks" / NOTEBOOK_NAME
+    if installed.is_file():
+        return installed
+    return package.parent / "notebooks" / NOTEBOOK_NAME
 
 
 def _one_line(text: str) -> str:
@@ -155,8 +164,9 @@ def render_report(
         notebook = default_notebook()
         if not notebook.is_file():
             raise CouldNotFinishError(
-                "release notebook not found; the notebook report runs from a source checkout "
-                "installed with `pip install -e .` (or pass --notebook PATH)",
+                "release notebook not found beside the package; reinstall it with "
+                "pip install 'buddy-eval[notebook]' "
+                "(from a checkout: pip install -e '.[notebook]') or pass --notebook PATH",
                 source=str(notebook),
             )
     source_nb = notebook if hasattr(notebook, "cells") else None
@@ -166,7 +176,8 @@ def render_report(
         from nbconvert import HTMLExporter  # noqa: F401  (checked before the kernel starts)
     except ImportError as exc:
         raise CouldNotFinishError(
-            f"the notebook report needs {exc.name}: pip install 'buddy-eval[notebook]'"
+            f"the notebook report needs {exc.name}: pip install 'buddy-eval[notebook]' "
+            "(from a checkout: pip install -e '.[notebook]')"
         ) from None
     if source_nb is None:
         source_nb = read_notebook(notebook)

@@ -141,13 +141,31 @@ def decode(data: bytes, source: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def _other_format_hint(fields: list[str]) -> str:
+    """Where a JSON or CSV file given as the text format belongs."""
+    if fields and fields[0][:1] in ("{", "["):
+        return (
+            "; this looks like JSON: golden tasks and runs in JSON are read by "
+            "`buddy-eval tasks --golden G.json --run-a A.json --run-b B.json`, tables by "
+            "buddy_eval.from_frames"
+        )
+    if fields and "," in fields[0]:
+        return (
+            "; this looks like CSV: read the golden set and results with pandas and pass "
+            "them to buddy_eval.from_frames, or write the text format (buddy-eval --help)"
+        )
+    return ""
+
+
 def parse_thresholds(fields: list[str], source: str, line: int) -> Thresholds:
     """Read ``THRESHOLDS c r f`` into exact fractions in [0, 1]."""
     expected = "expected 'THRESHOLDS <correctness> <citation> <refusal>'"
     if not fields or fields[0] != "THRESHOLDS":
         got = " ".join(fields)
         raise InputError(
-            f"{expected} as the first line, got {quoted(got)}", source=source, line=line
+            f"{expected} as the first line, got {quoted(got)}{_other_format_hint(fields)}",
+            source=source,
+            line=line,
         )
     if len(fields) != 4:
         raise InputError(

@@ -657,6 +657,18 @@ def score_versions(items: pd.DataFrame) -> pd.DataFrame:
     return _counts(versions, count, flags, is_answer, items["missing"].to_numpy()).to_frame()
 
 
+def _closest_label(label: str, versions: Sequence[str]) -> str:
+    """``"; did you mean 'NEW'?"`` for a near miss (case or a typo), else ``""``."""
+    import difflib
+
+    by_fold = {version.casefold(): version for version in reversed(versions)}
+    match = by_fold.get(label.casefold())
+    if match is None:
+        close = difflib.get_close_matches(label.casefold(), list(by_fold), n=1, cutoff=0.6)
+        match = by_fold[close[0]] if close else None
+    return f"; did you mean {quoted(match)}?" if match is not None else ""
+
+
 def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
     """Raise :class:`InputError` unless both labels are text with result lines."""
     for role, label in (("baseline", baseline), ("candidate", candidate)):
@@ -676,7 +688,8 @@ def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
         if label not in present:
             found = quoted_list(data.versions)
             raise InputError(
-                f"no result lines for the {role} version {quoted(label)} (versions found: {found})",
+                f"no result lines for the {role} version {quoted(label)} (versions found: {found})"
+                + _closest_label(label, data.versions),
                 source=data.source,
                 line=data.results_line,
             )

@@ -281,7 +281,8 @@ def _check_results(
         first = lines[_first(keys == keys[position])]
         _fail(
             f"duplicate result for version {quoted(r.version[position].as_py())} and id "
-            f"{quoted(ids[position].as_py())} (first given on {unit} {first})",
+            f"{quoted(ids[position].as_py())} (first given on {unit} {first}); repeated "
+            "results are read as trials with --trials (Python: trials=True)",
             lines,
             position,
             source,

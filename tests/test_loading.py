@@ -199,7 +199,8 @@ def test_load_passes_an_evalinput_through():
         (
             "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\n# c\nOLD q1 L2 Y b\n",
             6,
-            "duplicate result for version 'OLD' and id 'q1' (first given on line 4)",
+            "duplicate result for version 'OLD' and id 'q1' (first given on line 4); repeated "
+            "results are read as trials with --trials (Python: trials=True)",
         ),
     ],
 )
@@ -384,7 +385,8 @@ def test_from_frames_golden_errors(change, message):
         (
             lambda r: r.assign(item_id=["q1", "q2", "q1", "q1"]),
             "results DataFrame, row 4: duplicate result for version 'NEW' and id 'q1' "
-            "(first given on row 3)",
+            "(first given on row 3); repeated results are read as trials with --trials "
+            "(Python: trials=True)",
         ),
         (
             lambda r: r.assign(version=["OLD", None, "NEW", "NEW"]),

@@ -86,7 +86,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="PATH",
         type=Path,
         default=None,
-        help=f"notebook to run (default: notebooks/{NOTEBOOK_NAME} of the checkout)",
+        help=f"notebook to run (default: the {NOTEBOOK_NAME} shipped with buddy_eval)",
     )
     return parser
 
