@@ -439,7 +439,7 @@ def _keyword_lists(values: pd.Series) -> pa.ListArray:
     """
     what = "golden DataFrame"
     raw = values.tolist()
-    text = []
+    text: list[str | list[str]] = []
     for position, v in enumerate(raw):
         if _is_missing(v):
             text.append(NO_KEYWORDS)
@@ -494,7 +494,7 @@ def _refused_flags(values: pd.Series, what: str) -> dict:
     """
     if values.dtype == bool:
         return {"refused": values.to_numpy(dtype=bool)}
-    flags = []
+    flags: list[str | None] = []
     for position, v in enumerate(values.tolist()):
         if isinstance(v, (bool, np.bool_)):
             flags.append("Y" if v else "N")

@@ -167,7 +167,10 @@ def _score_trials(
     n_missed = np.zeros(n_cells, dtype=np.int64)
     trials = np.zeros(n_cells, dtype=np.int64)
     passes = {metric: np.zeros(n_cells, dtype=np.int64) for metric in METRICS}
-    missed_cell, missed_kw = [], []
+    missed_cells: list[np.ndarray] = []
+    missed_kws: list[np.ndarray] = []
+    trial = join.trial
+    assert trial is not None  # a trials grid is built from a trials join
 
     index = kernels.index_type(len(results))
     for at in range(0, len(keep), _TRIAL_BLOCK):
@@ -206,18 +209,18 @@ def _score_trials(
         del flags
 
         # The first trials fill the grid's cells.
-        is_first = join.trial[rows] == 0
+        is_first = trial[rows] == 0
         first_cells = cells[is_first]
         refused[first_cells] = row_refused[is_first]
         cited_match[first_cells] = row_cited[is_first]
         n_missed[first_cells] = row_missed[is_first]
         miss = np.flatnonzero(~found & is_first[pair_row])
-        missed_cell.append(cells[pair_row[miss]])
-        missed_kw.append(pair_kw[miss])
+        missed_cells.append(cells[pair_row[miss]])
+        missed_kws.append(pair_kw[miss])
     # A first trial's missed pairs are in keyword order: a stable sort by cell
     # gives the per-cell lists in grid order.
-    missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cell])
-    missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kw])
+    missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cells])
+    missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kws])
     order = np.argsort(missed_cell, kind="stable")
     missed = pc.take(kw_text, pa.array(missed_kw[order]))
     return Grid(
@@ -364,7 +367,7 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "version": pd.Categorical.from_codes(
-                np.repeat(np.arange(n_versions), n_items), categories=grid.versions
+                np.repeat(np.arange(n_versions), n_items), dtype=pd.CategoricalDtype(grid.versions)
             ),
             "item_id": repeated(golden.item_id),
             "item_type": pd.Categorical.from_codes(
@@ -523,10 +526,11 @@ class Counts:
             {
                 "version": pd.Categorical.from_codes(
                     np.repeat(np.arange(n_versions), len(METRICS)),
-                    categories=list(self.versions),
+                    dtype=pd.CategoricalDtype(list(self.versions)),
                 ),
                 "metric": pd.Categorical.from_codes(
-                    np.tile(np.arange(len(METRICS)), n_versions), categories=list(METRICS)
+                    np.tile(np.arange(len(METRICS)), n_versions),
+                    dtype=pd.CategoricalDtype(list(METRICS)),
                 ),
                 "numerator": numerator,
                 "denominator": denominator,
@@ -574,6 +578,7 @@ def _trial_counts(grid: Grid, count) -> Counts:
     """
     n_versions, n_items = grid.row_of.shape
     trials, passes = grid.trials, grid.passes
+    assert trials is not None and passes is not None  # called for a trials grid only
     missing = trials == 0
     version = np.repeat(np.arange(n_versions), n_items)
     span = int(trials.max(initial=0)) + 1
@@ -609,7 +614,7 @@ def _trial_counts(grid: Grid, count) -> Counts:
     sc = np.array(scale, dtype=object).T
     big = any(abs(x) >= _INT64_SAFE for x in num.ravel().tolist() + sc.ravel().tolist())
     dtype = object if big else np.int64
-    return Counts(tuple(grid.versions), num.astype(dtype), *stack[:1], stack[1], sc.astype(dtype))
+    return Counts(tuple(grid.versions), num.astype(dtype), stack[0], stack[1], sc.astype(dtype))
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:
