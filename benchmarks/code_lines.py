@@ -26,11 +26,16 @@ LAYERS = {
     "vocabulary.py": "foundation",
     "errors.py": "foundation",
     "thresholds.py": "foundation",
-    "settings.py": "foundation",
+    "settings.py": "foundation",  # paired_settings.py since the modules were renamed
+    "paired_settings.py": "foundation",
     "parsing.py": "read and load",
-    "validation.py": "read and load",
+    "validation.py": "read and load",  # input_rules.py
+    "input_rules.py": "read and load",
     "loading.py": "read and load",
-    "columns.py": "read and load",
+    "columns.py": "read and load",  # input_columns.py
+    "input_columns.py": "read and load",
+    "ledger/": "ledger",
+    "ledger.py": "ledger",
     "kernels.py": "fast kernels",
     "scoring.py": "score and decide",
     "decision.py": "score and decide",
@@ -53,7 +58,7 @@ LAYERS = {
     "__main__.py": "api",
 }
 ORDER = ["foundation", "read and load", "fast kernels", "score and decide", "paired",
-         "statistics", "views", "tasks", "cli", "api", "other"]  # fmt: skip
+         "statistics", "views", "tasks", "ledger", "cli", "api", "other"]  # fmt: skip
 
 
 def code_lines(source: str) -> int:

@@ -18,7 +18,7 @@ from .errors import BuddyEvalError, CouldNotFinishError, InputError
 from .evaluation import Evaluation, evaluate, report
 from .formatting import Report
 from .loading import EvalInput, from_frames, load
-from .settings import Settings
+from .paired_settings import Settings
 from .thresholds import Thresholds
 
 # Loaded on first use (PEP 562), so `import buddy_eval` and the command-line

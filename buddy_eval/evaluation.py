@@ -13,8 +13,8 @@ from .decision import Decision, decide
 from .errors import InputError
 from .formatting import Report, format_report
 from .loading import EvalInput, load
+from .paired_settings import Settings
 from .scoring import Counts, check_versions, grid_counts, items_frame, score_grid
-from .settings import Settings
 from .thresholds import Thresholds
 from .vocabulary import METRICS
 

@@ -1,7 +1,7 @@
 """How the gate is made fast: byte-level kernels behind a few plain functions.
 
 The rules of the input format live in :mod:`buddy_eval.parsing` and
-:mod:`buddy_eval.validation`, the scoring rules in :mod:`buddy_eval.scoring`;
+:mod:`buddy_eval.input_rules`, the scoring rules in :mod:`buddy_eval.scoring`;
 they call the functions here for the work done on every line, field, keyword
 or (answer, keyword) pair. Each kernel works on whole arrays at once (numpy
 over the raw input bytes, pyarrow compute kernels, threads where numpy and

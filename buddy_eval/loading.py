@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from .columns import GoldenColumns, JoinCodes, ResultColumns
 from .errors import InputError, quoted
+from .input_columns import GoldenColumns, JoinCodes, ResultColumns
+from .input_rules import NO_KEYWORDS, check_input, split_keywords
 from .parsing import (
     EMPTY_INPUT,
     NO_RESULTS_LINE,
@@ -30,7 +31,6 @@ from .parsing import (
     split_sections,
 )
 from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
-from .validation import NO_KEYWORDS, check_input, split_keywords
 
 if TYPE_CHECKING:
     import pandas as pd

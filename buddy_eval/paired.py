@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .settings import Settings
+from .paired_settings import Settings
 from .stats import (
     DEFAULT_DISCORDANCE,
     PairedTable,

@@ -2,7 +2,7 @@
 
 This module knows the layout of the file (BOM, line endings, comments, the
 THRESHOLDS line, the golden section, the ``RESULTS`` marker, how many fields a
-line has); :mod:`buddy_eval.validation` knows what the fields may hold. The
+line has); :mod:`buddy_eval.input_rules` knows what the fields may hold. The
 work on every line is done by :mod:`buddy_eval.kernels` (numpy and pyarrow
 over the raw bytes, all lines at once), so a file of a million result lines
 never becomes a million Python lists, and the answers are not even copied out
@@ -214,7 +214,7 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     Raises :class:`InputError` at the first problem it meets, checking in this
     order: UTF-8, THRESHOLDS, golden lines' field counts, the ``RESULTS``
     line, result lines' field counts. An earlier line may still break a field
-    rule (:mod:`buddy_eval.validation`): :func:`buddy_eval.load` looks there
+    rule (:mod:`buddy_eval.input_rules`): :func:`buddy_eval.load` looks there
     before reporting.
     """
     if bom and not kernels.is_utf8(data):

@@ -421,7 +421,7 @@ def test_sample_release_comparison():
 
 
 @pytest.mark.parametrize(
-    "module", ["_checks", "power", "proportions", "ranks", "reading", "repeated"]
+    "module", ["_checks", "power", "proportions", "ranks", "interpretation", "repeated"]
 )
 def test_docstring_examples(module):
     import doctest

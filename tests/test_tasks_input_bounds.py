@@ -12,7 +12,7 @@ import pytest
 from buddy_eval.errors import InputError
 from buddy_eval.tasks import compare_runs, load_golden, load_run
 from buddy_eval.tasks.json_input import MAX_NUMBER_CHARS, LongNumber
-from buddy_eval.tasks.validation import MAX_QUOTED_CHARS, describe, micros_limit
+from buddy_eval.tasks.record_rules import MAX_QUOTED_CHARS, describe, micros_limit
 from tests.test_tasks_support import EXAMPLE, check, record, run_tasks_cli, task, write_json
 
 SURROGATE = "which is not valid Unicode text"

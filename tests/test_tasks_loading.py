@@ -11,7 +11,7 @@ import pytest
 
 from buddy_eval.errors import InputError
 from buddy_eval.tasks import build_golden, build_run, load_golden, load_run
-from buddy_eval.tasks.validation import micros_limit
+from buddy_eval.tasks.record_rules import micros_limit
 from tests.test_tasks_support import check, record, task, write_json
 
 GOLDEN = [

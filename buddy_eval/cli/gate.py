@@ -188,7 +188,7 @@ def run(argv: list[str], lean: bool = False) -> int:
     """
     args = parser().parse_args(argv)
     from ..evaluation import evaluate
-    from ..settings import Settings
+    from ..paired_settings import Settings
 
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")

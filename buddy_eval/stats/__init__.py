@@ -38,6 +38,7 @@ the functions that need it, so importing this package costs nothing.
 """
 
 from ..vocabulary import MIN_PAIRED
+from .interpretation import READING_CODES, noninferior, noninferiority_bound, reading
 from .power import DEFAULT_DISCORDANCE, mcnemar_exact_power, required_paired_n_exact
 from .proportions import (
     PairedTable,
@@ -50,7 +51,6 @@ from .proportions import (
     zero_event_upper_bound,
 )
 from .ranks import SIGNED_RANK_EXACT_MAX, SignedRankResult, holm, sign_test, signed_rank_test
-from .reading import READING_CODES, noninferior, noninferiority_bound, reading
 from .repeated import (
     ITEM_FLIP_EXACT_MAX_CELLS,
     ITEM_FLIP_MEET_MAX,

@@ -27,9 +27,9 @@ from .comparison import (
     wilcoxon_p_value,
 )
 from .loading import load_golden, load_run
+from .record_rules import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_run
 from .report import comparison_to_dict, format_comparison
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
-from .validation import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_run
 
 __all__ = [
     "CHECK_TYPES",

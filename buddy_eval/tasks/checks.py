@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .validation import STRING_CHECKS
+from .record_rules import STRING_CHECKS
 
 __all__ = ["OUTCOMES", "OUTCOME_DTYPE", "UNKNOWN_REASONS", "evaluate_checks"]
 
@@ -61,10 +61,10 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     Parameters
     ----------
     checks : pandas.DataFrame
-        :attr:`GoldenSet.checks <buddy_eval.tasks.validation.GoldenSet>`.
+        :attr:`GoldenSet.checks <buddy_eval.tasks.record_rules.GoldenSet>`.
     records : pandas.DataFrame
         Run records (:attr:`RunRecords.records
-        <buddy_eval.tasks.validation.RunRecords>`, or several runs'
+        <buddy_eval.tasks.record_rules.RunRecords>`, or several runs'
         concatenated). Records whose ``golden_id`` has no checks are left out.
 
     Returns

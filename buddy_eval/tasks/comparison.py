@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..settings import Settings
+from ..paired_settings import Settings
 from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from .checks import evaluate_checks
 from .loading import load_golden, load_run
+from .record_rules import GoldenSet, RunRecords, check_labels, describe
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
-from .validation import GoldenSet, RunRecords, check_labels, describe
 
 __all__ = [
     "CHANGES",

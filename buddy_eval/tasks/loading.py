@@ -6,7 +6,7 @@ import os
 
 from ..errors import InputError
 from .json_input import read_json
-from .validation import GoldenSet, RunRecords, build_golden, build_run
+from .record_rules import GoldenSet, RunRecords, build_golden, build_run
 
 __all__ = ["load_golden", "load_run"]
 
@@ -32,7 +32,7 @@ def load_golden(source) -> GoldenSet:
         The file cannot be read, is not UTF-8 or not JSON (the message names
         the line), or a definition breaks a rule (the message names the task
         and the field and quotes at most about 60 characters of the value):
-        see :func:`~buddy_eval.tasks.validation.build_golden`.
+        see :func:`~buddy_eval.tasks.record_rules.build_golden`.
 
     Examples
     --------
@@ -74,7 +74,7 @@ def load_run(source, label: str = "run") -> RunRecords:
     ------
     InputError
         As :func:`load_golden` (the rules are those of
-        :func:`~buddy_eval.tasks.validation.build_run`); also an invalid
+        :func:`~buddy_eval.tasks.record_rules.build_run`); also an invalid
         label, a duplicate ``task_id`` or two records for the same golden
         task.
     """

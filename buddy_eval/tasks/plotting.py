@@ -16,7 +16,7 @@ import numpy as np
 
 from ..formatting import format_diff, format_p_value
 from ..plot_base import literal_axes, new_axes
-from .validation import CHECK_TYPES
+from .record_rules import CHECK_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
+from .record_rules import CHECK_TYPES
 from .scoring import exact_mean
-from .validation import CHECK_TYPES
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 

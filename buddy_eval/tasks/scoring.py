@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from .validation import CHECK_TYPE_DTYPE
+from .record_rules import CHECK_TYPE_DTYPE
 
 __all__ = ["exact_mean", "score_tasks", "summarize_runs", "count_unknowns"]
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 from buddy_eval import evaluate, load
-from buddy_eval.columns import Texts
+from buddy_eval.input_columns import Texts
 from buddy_eval.parsing import split_bytes
 
 
@@ -69,7 +69,7 @@ def test_long_shared_keywords_are_matched_exactly(length):
 
 
 def test_the_keyword_rule_uses_the_kernel_with_dash_for_none():
-    from buddy_eval.validation import NO_KEYWORDS, split_keywords
+    from buddy_eval.input_rules import NO_KEYWORDS, split_keywords
 
     assert NO_KEYWORDS == "-"
     assert split_keywords(pa.array(["-", " - ", "a, b", None])).to_pylist() == [

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import kernels
-from .columns import GoldenColumns, JoinCodes, ResultColumns
 from .errors import InputError, quoted
+from .input_columns import GoldenColumns, JoinCodes, ResultColumns
 from .kernels import Texts, large_strings, strings
 
 __all__ = ["NO_KEYWORDS", "split_keywords", "check_input"]
