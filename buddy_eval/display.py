@@ -25,7 +25,14 @@ from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING
 
-from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction, format_id_list
+from .formatting import (
+    NO_MATH,
+    VERDICT_STYLE,
+    Report,
+    format_fraction,
+    format_id_list,
+    format_rate,
+)
 from .formatting import format_count as plural
 from .vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
 
@@ -67,6 +74,8 @@ _COUNT_COLUMNS = [
     "items",
     "baseline_missing",
     "candidate_missing",
+    "baseline_trials",
+    "candidate_trials",
 ]
 _RATE_COLUMNS = ["baseline_rate", "candidate_rate", "threshold"]
 METRICS_TABLE_COLUMNS = [*_COUNT_COLUMNS, *_RATE_COLUMNS, "status"]
@@ -269,12 +278,66 @@ def trial_summary(evaluation) -> pd.DataFrame:
     )
 
 
+def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
+    """Per rate metric: passing trials and trials of the baseline, then of the candidate.
+
+    Without repeated trials a trial is a result: the passing results and the
+    results of the metric's items.
+    """
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.trials)
+        else:
+            base_k = int((c.baseline_pass & c.baseline_present).sum())
+            cand_k = int((c.candidate_pass & c.candidate_present).sum())
+            base_n, cand_n = int(c.baseline_present.sum()), int(c.candidate_present.sum())
+        out[c.metric] = (base_k, base_n, cand_k, cand_n)
+    return out
+
+
+def metric_status(decision, metric: str, measured: bool = True) -> str:
+    """What blocks the release on ``metric``, read from the decision's checks.
+
+    Parameters
+    ----------
+    decision : Decision
+    metric : str
+        A rate metric or ``violations``.
+    measured : bool
+        The golden set has an item of the metric's type.
+
+    Returns
+    -------
+    str
+        ``below threshold``, ``regression`` (the exact comparison or the
+        non-inferiority rule), both joined by ``; ``, ``integrity
+        violations``; else ``ok``, or ``not measured``.
+    """
+    if metric == "violations":
+        return "integrity violations" if decision.blocks("violations") else "ok"
+    found = [
+        short
+        for kind, short in (("threshold", "below threshold"), ("regression", "regression"))
+        if decision.blocks(metric, kind)
+    ]
+    return "; ".join(found) if found else ("ok" if measured else "not measured")
+
+
 def metrics_table(evaluation) -> pd.DataFrame:
     """Both versions' metrics beside the thresholds, as typed numbers.
 
     Every figure comes from :attr:`Evaluation.paired
-    <buddy_eval.Evaluation.paired>`; the one missing marker is ``<NA>``
-    (never NaN). :func:`format_metrics_table` gives the rounded display view.
+    <buddy_eval.Evaluation.paired>`, every status from the decision's checks
+    (:attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`); the one
+    missing marker is ``<NA>`` (never NaN). :func:`format_metrics_table`
+    gives the rounded display view.
+
+    With repeated trials the rates are the gate's: the mean over the
+    metric's items of each item's share of passing trials (an item with no
+    trial counts as 0), exactly the figures of the verdict. They are then
+    not ``count / trials``: items are the units, trials only weigh within
+    an item.
 
     Parameters
     ----------
@@ -284,48 +347,49 @@ def metrics_table(evaluation) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by ``metric`` (correctness, citation, refusal, violations);
-        ``attrs`` holds the ``baseline`` and ``candidate`` labels. Columns:
+        ``attrs`` holds the ``baseline`` and ``candidate`` labels and
+        ``trials`` (the evaluation has repeated trials). Columns:
 
         - ``baseline_count``, ``candidate_count`` (int64): exact counts. For a
-          rate, the items that pass (a missing result fails); for
-          ``violations``, the REFUSE items answered.
+          rate, the results that pass (a missing result fails); with repeated
+          trials the passing trials. For ``violations``, the REFUSE items
+          answered (with trials: answered in at least one trial, as the gate
+          counts them).
         - ``items`` (int64): golden items of the metric's type (the rate's
           denominator).
         - ``baseline_missing``, ``candidate_missing`` (int64): those items
           with no result in that version.
-        - ``baseline_rate``, ``candidate_rate`` (Float64): ``count / items``;
-          ``<NA>`` when not measured (no item of the type) and on the
-          ``violations`` row (a count, not a rate).
+        - ``baseline_trials``, ``candidate_trials`` (int64): the results
+          (with repeated trials: every trial) of the metric's items in that
+          version; for ``violations``, those of the REFUSE items.
+        - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's exact
+          rates as floats (``count / items`` without trials); ``<NA>`` when
+          not measured and on the ``violations`` row (a count, not a rate).
         - ``threshold`` (Float64): the candidate's minimum rate; ``<NA>`` on
           the ``violations`` row, whose rule is "no violation at all".
-        - ``status`` (str): what blocks the release on that metric
-          (``below threshold``, ``regression``, both joined by ``; ``, or
-          ``integrity violations``), else ``ok``, or ``not measured``.
+        - ``status`` (str): what blocks the release on that metric, from
+          :func:`metric_status` (``below threshold``, ``regression``, both
+          joined by ``; ``, or ``integrity violations``), else ``ok``, or
+          ``not measured``.
     """
     import pandas as pd
 
     paired = evaluation.paired
-    reasons = set(evaluation.decision.reasons)
+    decision = evaluation.decision
     thresholds = evaluation.thresholds
+    trials = _metric_trials(evaluation)
     rows = {}
     for m in paired.metrics:
         b, c = m.baseline, m.candidate
-        found = [
-            short
-            for reason, short in (
-                (f"{m.metric} below threshold", "below threshold"),
-                (f"regression in {m.metric}", "regression"),
-            )
-            if reason in reasons
-        ]
-        status = "; ".join(found) if found else ("ok" if m.measured else "not measured")
+        base_k, base_n, cand_k, cand_n = trials[m.metric]
         rows[m.metric] = (
-            [b.passed, c.passed, b.items, b.missing, c.missing],
+            [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n],
             [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
-            status,
+            metric_status(decision, m.metric, m.measured),
         )
     refusal = paired["refusal"]
     vb, vc = paired.violations
+    _, base_n, _, cand_n = trials["refusal"]
     rows["violations"] = (
         [
             vb.violations,
@@ -333,9 +397,11 @@ def metrics_table(evaluation) -> pd.DataFrame:
             refusal.baseline.items,
             refusal.baseline.missing,
             refusal.candidate.missing,
+            base_n,
+            cand_n,
         ],
         [None, None, None],
-        "integrity violations" if "integrity violations" in reasons else "ok",
+        metric_status(decision, "violations"),
     )
     index = pd.Index(list(METRICS), name="metric")
     data = {}
@@ -345,7 +411,14 @@ def metrics_table(evaluation) -> pd.DataFrame:
         data[column] = pd.array([rows[m][1][k] for m in METRICS], dtype="Float64")
     data["status"] = pd.array([rows[m][2] for m in METRICS], dtype="str")
     table = pd.DataFrame(data, index=index, columns=METRICS_TABLE_COLUMNS)
-    table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate}
+    table.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "trials": evaluation.has_trials,
+        "exact": {
+            m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics
+        },
+    }
     return table
 
 
@@ -372,23 +445,30 @@ def format_metrics_table(table) -> pd.DataFrame:
         Indexed by metric, with the columns ``"<baseline> (baseline)"``,
         ``"<candidate> (candidate)"``, ``threshold`` and ``status``. A rate
         reads ``0.84 (27/32)`` (two decimals, half up, from the exact counts),
-        ``n/a`` when not measured; violations are a count with the threshold
-        ``0``.
+        or with repeated trials ``0.87 (32 items, 155 trials)`` (the gate's
+        rate, the mean of the per-item trial shares), ``n/a`` when not
+        measured; violations are a count with the threshold ``0``.
     """
     import pandas as pd
 
     if not isinstance(table, pd.DataFrame):
         table = metrics_table(table)
+    trials = bool(table.attrs.get("trials", False))
+    exact = table.attrs.get("exact", {})
     cells = {}
     for metric, row in table.iterrows():
         items = int(row["items"])
         texts = []
-        for side in ("baseline", "candidate"):
+        for k, side in enumerate(("baseline", "candidate")):
             count = int(row[f"{side}_count"])
             if metric == "violations":
                 texts.append(str(count))
             elif items == 0:
                 texts.append("n/a")
+            elif trials:
+                rate = exact[metric][k] if metric in exact else row[f"{side}_rate"]
+                made_of = f"{plural(items, 'item')}, {plural(int(row[f'{side}_trials']), 'trial')}"
+                texts.append(f"{format_rate(rate)} ({made_of})")
             else:
                 texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
         threshold = row["threshold"]
@@ -450,6 +530,8 @@ def evaluation_html(evaluation) -> str:
     flip_parts = []
     for m in evaluation.paired.metrics:
         part = f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
+        if "mixed" in m.ids:
+            part += f", {m.count('mixed')} mixed"
         if m.missing:
             part += f", {m.missing} missing"
         flip_parts.append(part)

@@ -163,7 +163,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     evaluation = _evaluation(evaluation)
     ax = new_axes(ax, (8, 4.5))
     paired = evaluation.paired
-    reasons = set(evaluation.decision.reasons)
+    decision = evaluation.decision
     versions = (evaluation.baseline, evaluation.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
@@ -186,9 +186,10 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
             value = float(rate.gate)
             blocking = []
             if j == 1:
-                if f"{metric} below threshold" in reasons:
+                # read from the decision's checks, never from the reasons' words
+                if decision.blocks(metric, "threshold"):
                     blocking.append("below threshold")
-                if f"regression in {metric}" in reasons:
+                if decision.blocks(metric, "regression"):
                     blocking.append("regression")
             color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
             (bar,) = ax.bar(xpos, value, width, color=color)
