@@ -279,9 +279,15 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
         check) with check in ``correct``, ``cited``, ``refused``, holding one
         of :data:`OUTCOMES`: ``pass``; ``fail``; ``violation`` (a REFUSE item
         answered); ``missing`` (no result line); ``n/a`` (the check does not
-        apply to the item's type).
+        apply to the item's type). With repeated trials a cell is ``pass``
+        when every trial of the item passes the check, else ``fail`` (for
+        ``refused``: ``violation``, the item answered in at least one trial,
+        as the gate counts violations).
     """
     evaluation = _evaluation(evaluation)
+    grid = evaluation._all_versions_grid
+    if grid.trials is not None:
+        return _trial_grid_outcomes(evaluation, grid, versions)
     versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
     items = evaluation.items
     unknown = [v for v in versions if v not in items["version"].cat.categories]
@@ -302,6 +308,37 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
             code = np.where(missing, OUTCOMES.index("missing"), code)
             code = np.where(applies, code, OUTCOMES.index("n/a"))
             columns[(version, check)] = labels[code]
+    frame = pd.DataFrame(columns, index=index)
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
+    return frame
+
+
+_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
+
+
+def _trial_grid_outcomes(evaluation, grid, versions) -> pd.DataFrame:
+    """:func:`item_grid_outcomes` of an evaluation with repeated trials: every trial counts."""
+    versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
+    unknown = [v for v in versions if v not in grid.versions]
+    if unknown:
+        raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
+    shape = grid.row_of.shape
+    trials = grid.trials.reshape(shape)
+    is_answer = evaluation.data.golden_columns.is_answer
+    labels = np.array(OUTCOMES, dtype=object)
+    columns = {}
+    for version in versions:
+        v = grid.versions.index(version)
+        n = trials[v]
+        for check, metric in _CHECK_METRIC.items():
+            k = grid.passes[metric].reshape(shape)[v]
+            applies = is_answer if check != "refused" else ~is_answer
+            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
+            code = np.where(k == n, OUTCOMES.index("pass"), failed)
+            code = np.where(n == 0, OUTCOMES.index("missing"), code)
+            code = np.where(applies, code, OUTCOMES.index("n/a"))
+            columns[(version, check)] = labels[code]
+    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
     frame = pd.DataFrame(columns, index=index)
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
