@@ -29,11 +29,17 @@ from .formatting import (
     NO_MATH,
     VERDICT_STYLE,
     Report,
+    format_bound,
+    format_diff,
     format_fraction,
     format_id_list,
+    format_interval,
+    format_p_value,
     format_rate,
+    format_threshold,
 )
 from .formatting import format_count as plural
+from .paired import readiness_note
 from .vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,6 +106,7 @@ class Collapsible:
         self.title = title
         self.open = open
         self.index = index
+        self.na_rep = "<NA>"
 
     @property
     def summary(self) -> str:
@@ -110,7 +117,7 @@ class Collapsible:
             escape=True,
             border=0,
             index=self.index,
-            na_rep="<NA>",
+            na_rep=self.na_rep,
             max_rows=None,
             max_cols=None,
             notebook=False,
@@ -544,4 +551,353 @@ def evaluation_html(evaluation) -> str:
     return (
         f'<div class="buddy-eval-evaluation {NO_MATH}">'
         f"{head}{verdict}{table}<ul>{missing}{flipped}{warnings}</ul></div>"
+    )
+
+
+#: Tables up to this many rows show open; longer ones are collapsed with their row count.
+OPEN_ROWS = 15
+
+
+def table(frame: pd.DataFrame, title: str) -> Collapsible:
+    """A :class:`Collapsible` that is open when short (:data:`OPEN_ROWS` rows or fewer).
+
+    No index is shown (so no index-name header row), and missing cells read
+    ``-``.
+    """
+    out = Collapsible(frame, title, open=len(frame) <= OPEN_ROWS)
+    out.na_rep = "-"
+    return out
+
+
+def _p_cell(p, alpha: float) -> str:
+    text = format_p_value(p, alpha)
+    return "-" if text == "n/a" else text.removeprefix("= ")
+
+
+COMPARISON_VIEW_COLUMNS = [
+    "metric",
+    "paired items",
+    "fixed",
+    "regressed",
+    "mixed",
+    "missing",
+    "difference",
+    "interval",
+    "p",
+    "Holm p",
+    "reading",
+    "ready",
+    "items needed",
+    "note",
+]
+
+
+def format_comparison(evaluation) -> pd.DataFrame:
+    """The paired statistics per metric as display text, rounded by the one policy.
+
+    Every figure is :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`'s,
+    formatted by :mod:`buddy_eval.formatting` as ``--details`` prints it:
+    differences signed with two decimals, intervals with as many decimals as
+    it takes for the two ends to differ, p-values with three decimals or
+    ``< 0.001``. Nothing is NaN: a figure not computed reads ``-``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        One row per rate metric (a plain index), columns:
+
+        - ``metric``; ``paired items``, ``fixed``, ``regressed``, ``mixed``
+          (only with repeated trials), ``missing``: counts.
+        - ``difference``: candidate minus baseline over the paired items
+          (with trials, the mean per-item rate difference).
+        - ``interval``: its confidence interval.
+        - ``p``, ``Holm p``: the paired test and its Holm adjustment.
+        - ``reading``: what the interval and the test say together.
+        - ``ready``: ``yes`` or ``no``.
+        - ``items needed``: paired items to detect the set drop (``-`` with
+          trials or when not measured).
+        - ``note``: why a metric is not ready, and the methods used.
+    """
+    import pandas as pd
+
+    paired = evaluation.paired
+    alpha = paired.settings.alpha
+    rows = []
+    for m in paired.metrics:
+        note = readiness_note(m, paired.settings.min_paired)
+        methods = f"interval: {m.diff_method}; test: {m.test_method}"
+        rows.append(
+            {
+                "metric": m.metric,
+                "paired items": str(m.n_paired),
+                "fixed": str(m.count("fixed")),
+                "regressed": str(m.count("regressed")),
+                "mixed": str(len(m.ids.get("mixed", ()))),
+                "missing": str(m.missing),
+                "difference": "-" if m.diff is None else format_diff(m.diff),
+                "interval": "-" if m.diff_ci is None else format_interval(*m.diff_ci, signed=True),
+                "p": _p_cell(m.p_value, alpha),
+                "Holm p": _p_cell(m.p_holm, alpha),
+                "reading": "-" if m.reading is None else m.reading[1],
+                "ready": "yes" if m.ready else "no",
+                "items needed": "-" if m.required_n is None else str(m.required_n),
+                "note": methods if note is None else f"{note}; {methods}",
+            }
+        )
+    columns = [
+        c for c in COMPARISON_VIEW_COLUMNS if c != "mixed" or evaluation.has_trials
+    ]
+    return pd.DataFrame(rows, columns=columns).astype("str")
+
+
+def _item_rates(evaluation) -> dict:
+    """Per rate metric: golden rows, and each item's exact rate per version (0 when missing)."""
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            bn, bk, cn, ck = (a.tolist() for a in c.trials)
+            base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
+            cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
+        else:
+            base = [Fraction(int(v)) for v in (c.baseline_pass & c.baseline_present).tolist()]
+            cand = [Fraction(int(v)) for v in (c.candidate_pass & c.candidate_present).tolist()]
+        out[c.metric] = (c.rows, base, cand)
+    return out
+
+
+_SOURCE_METRICS = ("correctness", "citation")
+
+
+def source_table(evaluation) -> pd.DataFrame:
+    """Correctness and citation per required source, both versions and the change.
+
+    A source's rate is the gate's rate over the ANSWER items that require
+    it: the mean of the items' rates (with repeated trials each item's share
+    of passing trials), an item with no result counting as 0.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per required source, the largest drop (on either metric)
+        first, then by source:
+
+        - ``required_source`` (str), ``items`` (int64): its ANSWER items.
+        - ``baseline_missing``, ``candidate_missing`` (int64): of those,
+          the items with no result in that version.
+        - ``baseline_correctness``, ``candidate_correctness``,
+          ``correctness_change``, and the same for ``citation`` (Float64):
+          the rates and candidate minus baseline.
+
+        ``attrs["exact"]`` holds the same rates as Fractions, per source.
+    """
+    import pandas as pd
+
+    rates = _item_rates(evaluation)
+    golden = evaluation.data.golden_columns
+    sources = golden.required_source.to_pylist()
+    grouped: dict[str, dict] = {}
+    rows, _, _ = rates["correctness"]
+    present = {c.metric: c for c in evaluation._changes}["correctness"]
+    for position, row in enumerate(rows.tolist()):
+        source = sources[row]
+        entry = grouped.setdefault(
+            source, {"items": 0, "baseline_missing": 0, "candidate_missing": 0}
+        )
+        entry["items"] += 1
+        entry["baseline_missing"] += int(not present.baseline_present[position])
+        entry["candidate_missing"] += int(not present.candidate_present[position])
+        for metric in _SOURCE_METRICS:
+            _, base, cand = rates[metric]
+            entry[f"baseline_{metric}"] = entry.get(f"baseline_{metric}", 0) + base[position]
+            entry[f"candidate_{metric}"] = entry.get(f"candidate_{metric}", 0) + cand[position]
+    exact = {}
+    for source, entry in grouped.items():
+        values = {}
+        for metric in _SOURCE_METRICS:
+            b = Fraction(entry[f"baseline_{metric}"]) / entry["items"]
+            c = Fraction(entry[f"candidate_{metric}"]) / entry["items"]
+            values[metric] = (b, c, c - b)
+        exact[source] = values
+    order = sorted(exact, key=lambda s: (min(v[2] for v in exact[s].values()), s))
+    data = {
+        "required_source": pd.Series(order, dtype="str"),
+        **{
+            k: pd.array([grouped[s][k] for s in order], dtype="int64")
+            for k in ("items", "baseline_missing", "candidate_missing")
+        },
+    }
+    for metric in _SOURCE_METRICS:
+        for j, name in enumerate(("baseline_", "candidate_", "")):
+            column = f"{name}{metric}" if name else f"{metric}_change"
+            data[column] = pd.array([float(exact[s][metric][j]) for s in order], dtype="Float64")
+    out = pd.DataFrame(data)
+    out.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "exact": exact,
+    }
+    return out
+
+
+def format_source_table(evaluation) -> pd.DataFrame:
+    """:func:`source_table` as display text: rates with two decimals, signed changes.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``source``, ``items``, then per metric
+        ``<metric> <baseline>``, ``<metric> <candidate>``, ``<metric> change``,
+        then ``missing`` (results missing per version, when any).
+    """
+    import pandas as pd
+
+    frame = source_table(evaluation)
+    base, cand = frame.attrs["baseline"], frame.attrs["candidate"]
+    exact = frame.attrs["exact"]
+    rows = []
+    for _, row in frame.iterrows():
+        source = row["required_source"]
+        cells = {"source": source, "items": str(int(row["items"]))}
+        for metric in _SOURCE_METRICS:
+            b, c, d = exact[source][metric]
+            cells[f"{metric} {base}"] = format_rate(b)
+            cells[f"{metric} {cand}"] = format_rate(c)
+            cells[f"{metric} change"] = format_diff(d)
+        missing = [
+            f"{label} {int(row[f'{side}_missing'])}"
+            for side, label in (("baseline", base), ("candidate", cand))
+            if int(row[f"{side}_missing"])
+        ]
+        cells["missing"] = ", ".join(missing) or "-"
+        rows.append(cells)
+    return pd.DataFrame(rows).astype("str")
+
+
+#: How :func:`decision_summary` words each reading of a paired comparison.
+_CLEAR = {
+    "drop": "a clear drop",
+    "gain": "a clear gain",
+    "borderline": "borderline, it could be noise",
+    "unclear": "unclear, it could be noise",
+}
+
+
+def _change_words(m, paired) -> str:
+    """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
+    alpha = paired.settings.alpha
+    base = paired.baseline
+    if not m.ready:
+        n = plural(m.n_paired, "paired item")
+        return (
+            f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
+            f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
+        )
+    code, words = m.reading
+    return (
+        f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
+        f"{format_interval(*m.diff_ci, signed=True)}, Holm p {format_p_value(m.p_holm, alpha)} "
+        f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
+    )
+
+
+def decision_summary(evaluation) -> list[tuple[str, str]]:
+    """What the verdict rests on, in words: each blocking check, then the caveats.
+
+    Reads :attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`'s
+    checks and :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`; every
+    number is rounded by :mod:`buddy_eval.formatting`.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(heading, text)`` pairs: one per blocking check (its reason, what
+        it compared, and for a rate whether the change against the baseline
+        is clear or could be noise, from the reading and the Holm-adjusted
+        p, and whether the metric is ready for a decision), or
+        ``("RELEASE", ...)``; then one per caveat (``caveat``: metrics not
+        measured, a golden set too small for a decision on a metric, golden
+        items with no result, unequal trial counts).
+    """
+    paired = evaluation.paired
+    decision = evaluation.decision
+    base, cand = evaluation.baseline, evaluation.candidate
+    out = []
+    for check in decision.blocking:
+        if check.kind == "violations":
+            bound = paired.violations[1]
+            text = (
+                f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
+                f"refused (none allowed); its violation rate may be as high as "
+                f"{format_bound(bound.upper_bound)} (one-sided upper bound)"
+            )
+        else:
+            m = paired[check.metric]
+            if check.kind == "threshold":
+                text = (
+                    f"{cand} {format_rate(check.candidate)} against the threshold "
+                    f"{format_threshold(check.reference)}"
+                )
+            else:
+                text = (
+                    f"{cand} {format_rate(m.candidate.gate)} against {base} "
+                    f"{format_rate(m.baseline.gate)}"
+                )
+                if check.kind == "noninferiority":
+                    text += f" (lower bound {format_diff(check.bound)})"
+            text += f". {_change_words(m, paired)}"
+        out.append((check.reason, text))
+    if decision.release:
+        out.append(("RELEASE", "every check passes"))
+    for m in paired.metrics:
+        if not m.measured:
+            out.append(("caveat", f"{m.metric} not measured: the golden set has no "
+                                  f"{m.item_type} item"))  # fmt: skip
+        elif not m.ready:
+            out.append(
+                (
+                    "caveat",
+                    f"{m.metric}: a golden set too small to tell a change from noise "
+                    f"({plural(m.n_paired, 'paired item')}, at least "
+                    f"{paired.settings.min_paired} needed)",
+                )
+            )
+    for version in (base, cand):
+        ids = evaluation.missing_ids(version)
+        if ids:
+            out.append(
+                (
+                    "caveat",
+                    f"{version} has no result for {plural(len(ids), 'golden item')} "
+                    f"({format_id_list(ids)}); each counts as failed",
+                )
+            )
+    if evaluation.has_trials:
+        out.append(
+            (
+                "note",
+                "repeated trials: the rates are means of per-item trial shares, and the "
+                "statistics count items, not trials",
+            )
+        )
+    return out
+
+
+def decision_summary_html(evaluation) -> str:
+    """:func:`decision_summary` as an escaped HTML section (for the top of the report)."""
+    items = "".join(
+        f'<li class="{escape(kind if kind in ("caveat", "note") else "reason")}">'
+        f"<strong>{escape(kind)}</strong>: {escape(text)}</li>"
+        for kind, text in decision_summary(evaluation)
+    )
+    return (
+        f'<section class="decision-summary {NO_MATH}" id="decision-summary">'
+        f"<h2>Why {'RELEASE' if evaluation.release else 'BLOCK'}</h2><ul>{items}</ul></section>"
     )
