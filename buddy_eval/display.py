@@ -166,7 +166,8 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
         - ``metric`` (category): correctness, citation or refusal.
         - ``change`` (category, the labels of :func:`buddy_eval.item_changes`).
         - ``item_id``, ``item_type`` (category), ``required_source`` (str).
-        - ``baseline_cited``, ``candidate_cited`` (str): the cited sources.
+        - ``baseline_cited``, ``candidate_cited`` (str): the cited sources,
+          ``-`` for a result that cited nothing.
         - ``baseline_answer``, ``candidate_answer`` (str): the answer texts,
           ``<NA>`` where a version has no result line.
     """
@@ -184,8 +185,11 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     items = evaluation.compared_items()
 
     def side(version: str, column: str) -> np.ndarray:
-        rows = items[items["version"] == version].set_index("item_id")[column]
-        return rows.reindex(ids).to_numpy()
+        rows = items[items["version"] == version].set_index("item_id")
+        values = rows[column]
+        if column == "cited":  # a result that cited nothing reads "-"; no result stays NA
+            values = values.where(rows["missing"] | values.notna(), "-")
+        return values.reindex(ids).to_numpy()
 
     base, cand = evaluation.baseline, evaluation.candidate
     out = pd.DataFrame(

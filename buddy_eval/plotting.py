@@ -481,7 +481,8 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     each bar has its count at its end and its item ids under it (the first
     six, then ``+N more``). Items with no result in a version are
     ``missing``: never drawn as fixed or regressed, they are named in grey
-    at the right of their metric's row. Counts and ids are those of
+    at the right of their metric's row. With repeated trials each metric's
+    label also counts its ``mixed`` items. Counts and ids are those of
     ``evaluation.paired`` (the :func:`buddy_eval.item_changes` table).
 
     Parameters
@@ -570,7 +571,14 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     ax.set_ylim(len(paired.metrics) - 0.45, -0.55)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
-    ax.set_yticks(y, [m.metric for m in paired.metrics])
+    # With repeated trials the items whose rate moved too little to call are counted too.
+    ax.set_yticks(
+        y,
+        [
+            m.metric + (f"\n({m.count('mixed')} mixed)" if "mixed" in m.ids else "")
+            for m in paired.metrics
+        ],
+    )
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
         f"\u2190 regressed (passed in {evaluation.baseline})    items    "
@@ -734,7 +742,8 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
 
     One point per item with trials in both versions; flaky items (trials that
     disagree within a version) are highlighted and named. Points above the
-    diagonal improved, points below it got worse. Reads
+    diagonal improved, points below it got worse. The legend sits under the
+    axes, so it never covers a point. Reads
     :func:`buddy_eval.item_changes` only.
 
     Parameters
@@ -765,7 +774,7 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
             "(load the input with trials=True, or run buddy-eval --trials)"
         )
     rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
-    ax = new_axes(ax, (5.5, 5.5))
+    ax = new_axes(ax, (5.5, 6.0))
     # Rates take few values: a small fixed spread keeps equal points apart.
     spread = (np.arange(len(rows)) % 5 - 2) * 0.008
     x = rows["baseline_rate"].to_numpy(dtype=float) + spread
@@ -792,6 +801,10 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
         ylabel=f"{evaluation.candidate} (candidate) rate",
         title=title,
     )
-    ax.legend(loc="lower right", fontsize=8)
+    # Under the axes, never over a point, whatever the metric's rates.
+    legend = ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False, fontsize=8
+    )
+    literal_legend(legend)
     literal_axes(ax)
     return ax
