@@ -35,8 +35,8 @@ from .formatting import (
     format_id_list,
     format_interval,
     format_p_value,
+    format_percent,
     format_rate,
-    format_threshold,
 )
 from .formatting import format_count as plural
 from .paired import readiness_note
@@ -624,7 +624,10 @@ def format_comparison(evaluation) -> pd.DataFrame:
         - ``ready``: ``yes`` or ``no``.
         - ``items needed``: paired items to detect the set drop (``-`` with
           trials or when not measured).
-        - ``note``: why a metric is not ready, and the methods used.
+        - ``note``: why a metric is not ready (``-`` when it is).
+
+        ``attrs["methods"]`` names, once, how the intervals and p-values
+        were computed (from the result: ``Evaluation.paired``).
     """
     import pandas as pd
 
@@ -633,7 +636,6 @@ def format_comparison(evaluation) -> pd.DataFrame:
     rows = []
     for m in paired.metrics:
         note = readiness_note(m, paired.settings.min_paired)
-        methods = f"interval: {m.diff_method}; test: {m.test_method}"
         rows.append(
             {
                 "metric": m.metric,
@@ -649,13 +651,17 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "reading": "-" if m.reading is None else m.reading[1],
                 "ready": "yes" if m.ready else "no",
                 "items needed": "-" if m.required_n is None else str(m.required_n),
-                "note": methods if note is None else f"{note}; {methods}",
+                "note": "-" if note is None else note,
             }
         )
     columns = [
         c for c in COMPARISON_VIEW_COLUMNS if c != "mixed" or evaluation.has_trials
     ]
-    return pd.DataFrame(rows, columns=columns).astype("str")
+    out = pd.DataFrame(rows, columns=columns).astype("str")
+    shown = [m for m in paired.metrics if m.ready] or [m for m in paired.metrics if m.measured]
+    methods = dict.fromkeys(f"interval: {m.diff_method}; test: {m.test_method}" for m in shown)
+    out.attrs = {"methods": "; ".join(methods)}
+    return out
 
 
 def _item_rates(evaluation) -> dict:
@@ -847,7 +853,7 @@ def decision_summary(evaluation) -> list[tuple[str, str]]:
             if check.kind == "threshold":
                 text = (
                     f"{cand} {format_rate(check.candidate)} against the threshold "
-                    f"{format_threshold(check.reference)}"
+                    f"{format_fraction(check.reference)}"
                 )
             else:
                 text = (
@@ -905,3 +911,37 @@ def decision_summary_html(evaluation) -> str:
         f'<section class="decision-summary {NO_MATH}" id="decision-summary">'
         f"<h2>Why {'RELEASE' if evaluation.release else 'BLOCK'}</h2><ul>{items}</ul></section>"
     )
+
+
+def format_trial_summary(evaluation) -> pd.DataFrame:
+    """:func:`trial_summary` as display text: rates with two decimals, shares in percent.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``metric``, ``version``, ``items``, ``trials``, ``k``,
+        ``pass@k``, ``pass^k``, ``variance within items``, ``flaky items``;
+        ``-`` where a figure is undefined.
+    """
+    import pandas as pd
+
+    frame = trial_summary(evaluation)
+    rows = []
+    for _, row in frame.iterrows():
+        share = row["within_item_share"]
+        rows.append(
+            {
+                "metric": str(row["metric"]),
+                "version": row["version"],
+                "items": str(row["items"]),
+                "trials": str(row["trials"]),
+                "k": "-" if pd.isna(row["k"]) else str(row["k"]),
+                "pass@k": "-" if pd.isna(row["pass_at_k"]) else format_rate(row["pass_at_k"]),
+                "pass^k": "-" if pd.isna(row["pass_hat_k"]) else format_rate(row["pass_hat_k"]),
+                "variance within items": "-" if pd.isna(share) else f"{format_percent(share)}%",
+                "flaky items": str(row["flaky"]),
+            }
+        )
+    columns = ["metric", "version", "items", "trials", "k", "pass@k", "pass^k",
+               "variance within items", "flaky items"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).astype("str")
