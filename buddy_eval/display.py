@@ -113,7 +113,10 @@ class Collapsible:
         return f"{self.title} ({plural(len(self.frame), 'row')})"
 
     def _repr_html_(self) -> str:
-        table = self.frame.to_html(
+        frame = self.frame
+        if self.na_rep != "<NA>":  # every missing marker, pandas' NA included, reads the same
+            frame = frame.astype(object).where(frame.notna(), self.na_rep)
+        table = frame.to_html(
             escape=True,
             border=0,
             index=self.index,

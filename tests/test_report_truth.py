@@ -1,4 +1,4 @@
-"""Every view tells the verdict's truth, with repeated trials too, and the report reads from the top.
+"""Every view tells the verdict's truth (repeated trials too); the report reads from the top.
 
 The numbers are checked against the canonical lines, the decision's checks and
 plain-Python recounts of the input (fractions), never against the function
@@ -127,9 +127,8 @@ def test_status_and_bar_colour_read_the_checks_not_the_words(plain, monkeypatch)
 
     def colours(ev):
         ax = be.plot_metrics(ev)
-        found = {
-            p.get_gid(): p.get_facecolor() for p in ax.patches if (p.get_gid() or "").startswith("bar/")
-        }
+        bars = [p for p in ax.patches if (p.get_gid() or "").startswith("bar/")]
+        found = {p.get_gid(): p.get_facecolor() for p in bars}
         plt.close(ax.figure)
         return found
 
@@ -444,7 +443,7 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
         [sys.executable, "-m", "buddy_eval", "notebook", str(TRIALS), "--trials", "-o", str(out)],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 0, proc.stderr  # the report was written
     html = out.read_text(encoding="utf-8")
     ev = be.evaluate(be.load(TRIALS, trials=True))
     lines = canonical(ev)
@@ -463,7 +462,7 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
     assert by_metric["violations"][1:3] == [lines["OLD"]["violations"], lines["NEW"]["violations"]]
     # the decision summary right under the banner, then the sections in reading order
     assert html.index("</header>") < html.index('id="decision-summary"') < html.index("<main>")
-    headings = [h.strip() for h in page.headings]
+    headings = [h.replace("\u00b6", "").strip() for h in page.headings]
     trust, every = headings.index("How far to trust the verdict"), headings.index("Every item")
     assert trust < headings.index("What changed between the versions") < every
     assert "Repeated trials" in headings
@@ -471,8 +470,9 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
     for t in page.tables:
         if len(t["rows"]) - 1 > 15:
             assert t["open"] is False and re.search(r"\(\d+ rows\)$", t["title"]), t["title"]
-    assert "NaN" not in html and "&lt;NA&gt;" not in html
-    assert "exact McNemar" not in html
+    text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", html)
+    assert "NaN" not in text and "&lt;NA&gt;" not in text
+    assert "exact McNemar" not in text
     statistics = next(t for t in page.tables if t["title"].startswith("Paired statistics"))
     correctness = dict(zip(statistics["rows"][0], statistics["rows"][1], strict=True))
     assert correctness["difference"] == "+0.10" and correctness["Holm p"] == "0.548"
