@@ -150,7 +150,10 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     there is nothing to compare); ``include_missing=True`` adds those rows too,
     after the flipped ones. The counts are therefore exactly those of
     ``evaluation.paired[metric].table`` (``fixed``, ``regressed``) and
-    ``.ids``.
+    ``.ids``. With repeated trials the labels are the per-item ones (an
+    item's share of passing trials moved by at least half) and the cited
+    source and answer shown are each version's first trial;
+    :func:`buddy_eval.trial_answers` lists every trial.
 
     Parameters
     ----------

@@ -476,3 +476,22 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
     statistics = next(t for t in page.tables if t["title"].startswith("Paired statistics"))
     correctness = dict(zip(statistics["rows"][0], statistics["rows"][1], strict=True))
     assert correctness["difference"] == "+0.10" and correctness["Holm p"] == "0.548"
+
+
+@pytest.mark.parametrize("metric", RATES)
+def test_the_flaky_chart_legend_covers_no_point(trials, metric):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = be.plot_trial_rates(trials, metric)
+    fig = ax.figure
+    fig.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    points = [p for c in ax.collections for p in c.get_offsets()]
+    assert points
+    for x, y in ax.transData.transform(points):
+        assert not box.contains(x, y), (metric, x, y)
+    assert box.y1 < ax.get_window_extent().y0  # under the axes
+    plt.close(fig)
