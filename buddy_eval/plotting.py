@@ -618,7 +618,9 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ``diff_ci_high`` as a line, ``diff`` as a dot (filled when
     ``ready_for_decision``, hollow and grey otherwise) and the ``note``
     (wrapped) under it. A row whose ``diff`` is NA reads ``not computed``; a missing
-    interval draws the dot alone. A vertical line marks 0 (no change).
+    interval draws the dot alone. A vertical line marks 0 (no change). With
+    a ``diff_method`` column (as ``evaluation.comparison`` has), the title
+    names the interval method of the ready metrics.
 
     Parameters
     ----------
@@ -725,7 +727,13 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ax.tick_params(axis="y", length=0)
     ax.set_ylim(n - 0.4, -0.5)
     ax.set_xlabel("paired difference, candidate \u2212 baseline")
-    ax.set_title("Paired differences with intervals")
+    title = "Paired differences with intervals"
+    if "diff_method" in rows.columns:  # named by the result, never assumed by the chart
+        ready = rows["ready_for_decision"].fillna(False).astype(bool)
+        methods = [str(v) for v in rows.loc[ready, "diff_method"].dropna().unique()]
+        if len(methods) == 1:
+            title += f"\n({methods[0]})"
+    ax.set_title(title, **LITERAL)
     if shown_ready or shown_waiting:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     literal_axes(ax)

@@ -495,3 +495,19 @@ def test_the_flaky_chart_legend_covers_no_point(trials, metric):
         assert not box.contains(x, y), (metric, x, y)
     assert box.y1 < ax.get_window_extent().y0  # under the axes
     plt.close(fig)
+
+
+@pytest.mark.parametrize("path, trials_, method", [
+    (TRIALS, True, "paired t on per-item rate differences"),
+    (RELEASE, False, "Newcombe hybrid score"),
+])  # fmt: skip
+def test_the_interval_chart_names_the_results_method(path, trials_, method):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ev = be.evaluate(be.load(path, trials=trials_))
+    ax = be.plot_diff_intervals(ev.comparison)
+    assert method in ax.get_title()
+    plt.close(ax.figure)
