@@ -106,7 +106,7 @@ def trial_answers(evaluation, item_id=None) -> pd.DataFrame:
           ``cited L02, not L01``, ``refused an ANSWER item``, ``answered a
           REFUSE item``); empty when it passes.
         - ``missed_keywords`` (str): the keywords the answer lacks, joined
-          by ``, ``; empty for a REFUSE item.
+          by commas; empty for a REFUSE item.
         - ``cited`` (str): the cited source, ``-`` when it cited nothing.
         - ``required_source`` (str): ``-`` for a REFUSE item.
         - ``refused`` (bool): the answer is a refusal.
