@@ -511,3 +511,18 @@ def test_the_interval_chart_names_the_results_method(path, trials_, method):
     ax = be.plot_diff_intervals(ev.comparison)
     assert method in ax.get_title()
     plt.close(ax.figure)
+
+
+def test_a_narrow_interval_gets_the_digits_to_tell_its_ends_apart():
+    n, regressed = 4000, 40
+    lines = ["THRESHOLDS 0.5 0.5 0.5"] + [f"q{i} ANSWER L1 a" for i in range(n)] + ["RESULTS"]
+    lines += [f"OLD q{i} L1 N a" for i in range(n)]
+    lines += [f"NEW q{i} L1 N {'b' if i < regressed else 'a'}" for i in range(n)]
+    ev = be.evaluate("\n".join(lines) + "\n")
+    m = ev.paired["correctness"]
+    assert format_interval(*m.diff_ci, signed=True, places=2) != "[-0.01, -0.01]"
+    row = format_comparison(ev).set_index("metric").loc["correctness"]
+    low, high = row["interval"].strip("[]").split(", ")
+    assert low != high and len(low) > len("-0.01")
+    assert Fraction(low) <= m.diff <= Fraction(high)
+    assert row["difference"] == "-0.01"
