@@ -47,6 +47,7 @@ LAYERS = {
     "details.py": "views",
     "json_report.py": "views",
     "display.py": "views",
+    "drilldown.py": "views",
     "plot_base.py": "views",
     "plotting.py": "views",
     "notebook_report.py": "views",

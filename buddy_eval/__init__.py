@@ -31,6 +31,7 @@ _LAZY = {
     "plot_diff_intervals": "plotting",
     "plot_trial_rates": "plotting",
     "trial_summary": "display",
+    "trial_answers": "drilldown",
     "flipped_items": "display",
     "metrics_table": "display",
     "format_metrics_table": "display",
@@ -61,6 +62,7 @@ __all__ = [
     "plot_metrics",
     "plot_trial_rates",
     "report",
+    "trial_answers",
     "trial_summary",
 ]
 

@@ -25,8 +25,21 @@ from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING
 
-from .formatting import NO_MATH, VERDICT_STYLE, Report, format_fraction, format_id_list
+from .formatting import (
+    NO_MATH,
+    VERDICT_STYLE,
+    Report,
+    format_bound,
+    format_diff,
+    format_fraction,
+    format_id_list,
+    format_interval,
+    format_p_value,
+    format_percent,
+    format_rate,
+)
 from .formatting import format_count as plural
+from .paired import readiness_note
 from .vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,11 +49,19 @@ __all__ = [
     "Collapsible",
     "Report",
     "collapsible",
+    "decision_summary",
+    "decision_summary_html",
     "evaluation_html",
     "flipped_items",
+    "format_comparison",
     "format_metrics_table",
+    "format_source_table",
+    "format_trial_summary",
+    "metric_status",
     "metrics_table",
     "plural",
+    "source_table",
+    "table",
     "trial_summary",
 ]
 
@@ -67,6 +88,8 @@ _COUNT_COLUMNS = [
     "items",
     "baseline_missing",
     "candidate_missing",
+    "baseline_trials",
+    "candidate_trials",
 ]
 _RATE_COLUMNS = ["baseline_rate", "candidate_rate", "threshold"]
 METRICS_TABLE_COLUMNS = [*_COUNT_COLUMNS, *_RATE_COLUMNS, "status"]
@@ -91,17 +114,21 @@ class Collapsible:
         self.title = title
         self.open = open
         self.index = index
+        self.na_rep = "<NA>"
 
     @property
     def summary(self) -> str:
         return f"{self.title} ({plural(len(self.frame), 'row')})"
 
     def _repr_html_(self) -> str:
-        table = self.frame.to_html(
+        frame = self.frame
+        if self.na_rep != "<NA>":  # every missing marker, pandas' NA included, reads the same
+            frame = frame.astype(object).where(frame.notna(), self.na_rep)
+        table = frame.to_html(
             escape=True,
             border=0,
             index=self.index,
-            na_rep="<NA>",
+            na_rep=self.na_rep,
             max_rows=None,
             max_cols=None,
             notebook=False,
@@ -131,7 +158,10 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     there is nothing to compare); ``include_missing=True`` adds those rows too,
     after the flipped ones. The counts are therefore exactly those of
     ``evaluation.paired[metric].table`` (``fixed``, ``regressed``) and
-    ``.ids``.
+    ``.ids``. With repeated trials the labels are the per-item ones (an
+    item's share of passing trials moved by at least half) and the cited
+    source and answer shown are each version's first trial;
+    :func:`buddy_eval.trial_answers` lists every trial.
 
     Parameters
     ----------
@@ -150,7 +180,8 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
         - ``metric`` (category): correctness, citation or refusal.
         - ``change`` (category, the labels of :func:`buddy_eval.item_changes`).
         - ``item_id``, ``item_type`` (category), ``required_source`` (str).
-        - ``baseline_cited``, ``candidate_cited`` (str): the cited sources.
+        - ``baseline_cited``, ``candidate_cited`` (str): the cited sources,
+          ``-`` for a result that cited nothing.
         - ``baseline_answer``, ``candidate_answer`` (str): the answer texts,
           ``<NA>`` where a version has no result line.
     """
@@ -168,8 +199,11 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     items = evaluation.compared_items()
 
     def side(version: str, column: str) -> np.ndarray:
-        rows = items[items["version"] == version].set_index("item_id")[column]
-        return rows.reindex(ids).to_numpy()
+        rows = items[items["version"] == version].set_index("item_id")
+        values = rows[column]
+        if column == "cited":  # a result that cited nothing reads "-"; no result stays NA
+            values = values.where(rows["missing"] | values.notna(), "-")
+        return values.reindex(ids).to_numpy()
 
     base, cand = evaluation.baseline, evaluation.candidate
     out = pd.DataFrame(
@@ -269,12 +303,66 @@ def trial_summary(evaluation) -> pd.DataFrame:
     )
 
 
+def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
+    """Per rate metric: passing trials and trials of the baseline, then of the candidate.
+
+    Without repeated trials a trial is a result: the passing results and the
+    results of the metric's items.
+    """
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.trials)
+        else:
+            base_k = int((c.baseline_pass & c.baseline_present).sum())
+            cand_k = int((c.candidate_pass & c.candidate_present).sum())
+            base_n, cand_n = int(c.baseline_present.sum()), int(c.candidate_present.sum())
+        out[c.metric] = (base_k, base_n, cand_k, cand_n)
+    return out
+
+
+def metric_status(decision, metric: str, measured: bool = True) -> str:
+    """What blocks the release on ``metric``, read from the decision's checks.
+
+    Parameters
+    ----------
+    decision : Decision
+    metric : str
+        A rate metric or ``violations``.
+    measured : bool
+        The golden set has an item of the metric's type.
+
+    Returns
+    -------
+    str
+        ``below threshold``, ``regression`` (the exact comparison or the
+        non-inferiority rule), both joined by ``; ``, ``integrity
+        violations``; else ``ok``, or ``not measured``.
+    """
+    if metric == "violations":
+        return "integrity violations" if decision.blocks("violations") else "ok"
+    found = [
+        short
+        for kind, short in (("threshold", "below threshold"), ("regression", "regression"))
+        if decision.blocks(metric, kind)
+    ]
+    return "; ".join(found) if found else ("ok" if measured else "not measured")
+
+
 def metrics_table(evaluation) -> pd.DataFrame:
     """Both versions' metrics beside the thresholds, as typed numbers.
 
     Every figure comes from :attr:`Evaluation.paired
-    <buddy_eval.Evaluation.paired>`; the one missing marker is ``<NA>``
-    (never NaN). :func:`format_metrics_table` gives the rounded display view.
+    <buddy_eval.Evaluation.paired>`, every status from the decision's checks
+    (:attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`); the one
+    missing marker is ``<NA>`` (never NaN). :func:`format_metrics_table`
+    gives the rounded display view.
+
+    With repeated trials the rates are the gate's: the mean over the
+    metric's items of each item's share of passing trials (an item with no
+    trial counts as 0), exactly the figures of the verdict. They are then
+    not ``count / trials``: items are the units, trials only weigh within
+    an item.
 
     Parameters
     ----------
@@ -284,48 +372,49 @@ def metrics_table(evaluation) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by ``metric`` (correctness, citation, refusal, violations);
-        ``attrs`` holds the ``baseline`` and ``candidate`` labels. Columns:
+        ``attrs`` holds the ``baseline`` and ``candidate`` labels and
+        ``trials`` (the evaluation has repeated trials). Columns:
 
         - ``baseline_count``, ``candidate_count`` (int64): exact counts. For a
-          rate, the items that pass (a missing result fails); for
-          ``violations``, the REFUSE items answered.
+          rate, the results that pass (a missing result fails); with repeated
+          trials the passing trials. For ``violations``, the REFUSE items
+          answered (with trials: answered in at least one trial, as the gate
+          counts them).
         - ``items`` (int64): golden items of the metric's type (the rate's
           denominator).
         - ``baseline_missing``, ``candidate_missing`` (int64): those items
           with no result in that version.
-        - ``baseline_rate``, ``candidate_rate`` (Float64): ``count / items``;
-          ``<NA>`` when not measured (no item of the type) and on the
-          ``violations`` row (a count, not a rate).
+        - ``baseline_trials``, ``candidate_trials`` (int64): the results
+          (with repeated trials: every trial) of the metric's items in that
+          version; for ``violations``, those of the REFUSE items.
+        - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's exact
+          rates as floats (``count / items`` without trials); ``<NA>`` when
+          not measured and on the ``violations`` row (a count, not a rate).
         - ``threshold`` (Float64): the candidate's minimum rate; ``<NA>`` on
           the ``violations`` row, whose rule is "no violation at all".
-        - ``status`` (str): what blocks the release on that metric
-          (``below threshold``, ``regression``, both joined by ``; ``, or
-          ``integrity violations``), else ``ok``, or ``not measured``.
+        - ``status`` (str): what blocks the release on that metric, from
+          :func:`metric_status` (``below threshold``, ``regression``, both
+          joined by ``; ``, or ``integrity violations``), else ``ok``, or
+          ``not measured``.
     """
     import pandas as pd
 
     paired = evaluation.paired
-    reasons = set(evaluation.decision.reasons)
+    decision = evaluation.decision
     thresholds = evaluation.thresholds
+    trials = _metric_trials(evaluation)
     rows = {}
     for m in paired.metrics:
         b, c = m.baseline, m.candidate
-        found = [
-            short
-            for reason, short in (
-                (f"{m.metric} below threshold", "below threshold"),
-                (f"regression in {m.metric}", "regression"),
-            )
-            if reason in reasons
-        ]
-        status = "; ".join(found) if found else ("ok" if m.measured else "not measured")
+        base_k, base_n, cand_k, cand_n = trials[m.metric]
         rows[m.metric] = (
-            [b.passed, c.passed, b.items, b.missing, c.missing],
+            [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n],
             [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
-            status,
+            metric_status(decision, m.metric, m.measured),
         )
     refusal = paired["refusal"]
     vb, vc = paired.violations
+    _, base_n, _, cand_n = trials["refusal"]
     rows["violations"] = (
         [
             vb.violations,
@@ -333,9 +422,11 @@ def metrics_table(evaluation) -> pd.DataFrame:
             refusal.baseline.items,
             refusal.baseline.missing,
             refusal.candidate.missing,
+            base_n,
+            cand_n,
         ],
         [None, None, None],
-        "integrity violations" if "integrity violations" in reasons else "ok",
+        metric_status(decision, "violations"),
     )
     index = pd.Index(list(METRICS), name="metric")
     data = {}
@@ -345,7 +436,14 @@ def metrics_table(evaluation) -> pd.DataFrame:
         data[column] = pd.array([rows[m][1][k] for m in METRICS], dtype="Float64")
     data["status"] = pd.array([rows[m][2] for m in METRICS], dtype="str")
     table = pd.DataFrame(data, index=index, columns=METRICS_TABLE_COLUMNS)
-    table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate}
+    table.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "trials": evaluation.has_trials,
+        "exact": {
+            m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics
+        },
+    }
     return table
 
 
@@ -372,23 +470,30 @@ def format_metrics_table(table) -> pd.DataFrame:
         Indexed by metric, with the columns ``"<baseline> (baseline)"``,
         ``"<candidate> (candidate)"``, ``threshold`` and ``status``. A rate
         reads ``0.84 (27/32)`` (two decimals, half up, from the exact counts),
-        ``n/a`` when not measured; violations are a count with the threshold
-        ``0``.
+        or with repeated trials ``0.87 (32 items, 155 trials)`` (the gate's
+        rate, the mean of the per-item trial shares), ``n/a`` when not
+        measured; violations are a count with the threshold ``0``.
     """
     import pandas as pd
 
     if not isinstance(table, pd.DataFrame):
         table = metrics_table(table)
+    trials = bool(table.attrs.get("trials", False))
+    exact = table.attrs.get("exact", {})
     cells = {}
     for metric, row in table.iterrows():
         items = int(row["items"])
         texts = []
-        for side in ("baseline", "candidate"):
+        for k, side in enumerate(("baseline", "candidate")):
             count = int(row[f"{side}_count"])
             if metric == "violations":
                 texts.append(str(count))
             elif items == 0:
                 texts.append("n/a")
+            elif trials:
+                rate = exact[metric][k] if metric in exact else row[f"{side}_rate"]
+                made_of = f"{plural(items, 'item')}, {plural(int(row[f'{side}_trials']), 'trial')}"
+                texts.append(f"{format_rate(rate)} ({made_of})")
             else:
                 texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
         threshold = row["threshold"]
@@ -450,6 +555,8 @@ def evaluation_html(evaluation) -> str:
     flip_parts = []
     for m in evaluation.paired.metrics:
         part = f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
+        if "mixed" in m.ids:
+            part += f", {m.count('mixed')} mixed"
         if m.missing:
             part += f", {m.missing} missing"
         flip_parts.append(part)
@@ -463,3 +570,392 @@ def evaluation_html(evaluation) -> str:
         f'<div class="buddy-eval-evaluation {NO_MATH}">'
         f"{head}{verdict}{table}<ul>{missing}{flipped}{warnings}</ul></div>"
     )
+
+
+#: Tables up to this many rows show open; longer ones are collapsed with their row count.
+OPEN_ROWS = 15
+
+
+def table(frame: pd.DataFrame, title: str) -> Collapsible:
+    """A :class:`Collapsible` that is open when short (:data:`OPEN_ROWS` rows or fewer).
+
+    No index is shown (so no index-name header row), and missing cells read
+    ``-``.
+    """
+    out = Collapsible(frame, title, open=len(frame) <= OPEN_ROWS)
+    out.na_rep = "-"
+    return out
+
+
+def _p_cell(p, alpha: float) -> str:
+    text = format_p_value(p, alpha)
+    return "-" if text == "n/a" else text.removeprefix("= ")
+
+
+COMPARISON_VIEW_COLUMNS = [
+    "metric",
+    "paired items",
+    "fixed",
+    "regressed",
+    "mixed",
+    "missing",
+    "difference",
+    "interval",
+    "p",
+    "Holm p",
+    "reading",
+    "ready",
+    "items needed",
+    "note",
+]
+
+
+def format_comparison(evaluation) -> pd.DataFrame:
+    """The paired statistics per metric as display text, rounded by the one policy.
+
+    Every figure is :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`'s,
+    formatted by :mod:`buddy_eval.formatting` as ``--details`` prints it:
+    differences signed with two decimals, intervals with as many decimals as
+    it takes for the two ends to differ, p-values with three decimals or
+    ``< 0.001``. Nothing is NaN: a figure not computed reads ``-``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        One row per rate metric (a plain index), columns:
+
+        - ``metric``; ``paired items``, ``fixed``, ``regressed``, ``mixed``
+          (only with repeated trials), ``missing``: counts.
+        - ``difference``: candidate minus baseline over the paired items
+          (with trials, the mean per-item rate difference).
+        - ``interval``: its confidence interval.
+        - ``p``, ``Holm p``: the paired test and its Holm adjustment.
+        - ``reading``: what the interval and the test say together.
+        - ``ready``: ``yes`` or ``no``.
+        - ``items needed``: paired items to detect the set drop (``-`` with
+          trials or when not measured).
+        - ``note``: why a metric is not ready (``-`` when it is).
+
+        ``attrs["methods"]`` names, once, how the intervals and p-values
+        were computed (from the result: ``Evaluation.paired``).
+    """
+    import pandas as pd
+
+    paired = evaluation.paired
+    alpha = paired.settings.alpha
+    rows = []
+    for m in paired.metrics:
+        note = readiness_note(m, paired.settings.min_paired)
+        rows.append(
+            {
+                "metric": m.metric,
+                "paired items": str(m.n_paired),
+                "fixed": str(m.count("fixed")),
+                "regressed": str(m.count("regressed")),
+                "mixed": str(len(m.ids.get("mixed", ()))),
+                "missing": str(m.missing),
+                "difference": "-" if m.diff is None else format_diff(m.diff),
+                "interval": "-" if m.diff_ci is None else format_interval(*m.diff_ci, signed=True),
+                "p": _p_cell(m.p_value, alpha),
+                "Holm p": _p_cell(m.p_holm, alpha),
+                "reading": "-" if m.reading is None else m.reading[1],
+                "ready": "yes" if m.ready else "no",
+                "items needed": "-" if m.required_n is None else str(m.required_n),
+                "note": "-" if note is None else note,
+            }
+        )
+    columns = [
+        c for c in COMPARISON_VIEW_COLUMNS if c != "mixed" or evaluation.has_trials
+    ]
+    out = pd.DataFrame(rows, columns=columns).astype("str")
+    shown = [m for m in paired.metrics if m.ready] or [m for m in paired.metrics if m.measured]
+    methods = dict.fromkeys(f"interval: {m.diff_method}; test: {m.test_method}" for m in shown)
+    out.attrs = {"methods": "; ".join(methods)}
+    return out
+
+
+def _item_rates(evaluation) -> dict:
+    """Per rate metric: golden rows, and each item's exact rate per version (0 when missing)."""
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            bn, bk, cn, ck = (a.tolist() for a in c.trials)
+            base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
+            cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
+        else:
+            base = [Fraction(int(v)) for v in (c.baseline_pass & c.baseline_present).tolist()]
+            cand = [Fraction(int(v)) for v in (c.candidate_pass & c.candidate_present).tolist()]
+        out[c.metric] = (c.rows, base, cand)
+    return out
+
+
+_SOURCE_METRICS = ("correctness", "citation")
+
+
+def source_table(evaluation) -> pd.DataFrame:
+    """Correctness and citation per required source, both versions and the change.
+
+    A source's rate is the gate's rate over the ANSWER items that require
+    it: the mean of the items' rates (with repeated trials each item's share
+    of passing trials), an item with no result counting as 0.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per required source, the largest drop (on either metric)
+        first, then by source:
+
+        - ``required_source`` (str), ``items`` (int64): its ANSWER items.
+        - ``baseline_missing``, ``candidate_missing`` (int64): of those,
+          the items with no result in that version.
+        - ``baseline_correctness``, ``candidate_correctness``,
+          ``correctness_change``, and the same for ``citation`` (Float64):
+          the rates and candidate minus baseline.
+
+        ``attrs["exact"]`` holds the same rates as Fractions, per source.
+    """
+    import pandas as pd
+
+    rates = _item_rates(evaluation)
+    golden = evaluation.data.golden_columns
+    sources = golden.required_source.to_pylist()
+    grouped: dict[str, dict] = {}
+    rows, _, _ = rates["correctness"]
+    present = {c.metric: c for c in evaluation._changes}["correctness"]
+    for position, row in enumerate(rows.tolist()):
+        source = sources[row]
+        entry = grouped.setdefault(
+            source, {"items": 0, "baseline_missing": 0, "candidate_missing": 0}
+        )
+        entry["items"] += 1
+        entry["baseline_missing"] += int(not present.baseline_present[position])
+        entry["candidate_missing"] += int(not present.candidate_present[position])
+        for metric in _SOURCE_METRICS:
+            _, base, cand = rates[metric]
+            entry[f"baseline_{metric}"] = entry.get(f"baseline_{metric}", 0) + base[position]
+            entry[f"candidate_{metric}"] = entry.get(f"candidate_{metric}", 0) + cand[position]
+    exact = {}
+    for source, entry in grouped.items():
+        values = {}
+        for metric in _SOURCE_METRICS:
+            b = Fraction(entry[f"baseline_{metric}"]) / entry["items"]
+            c = Fraction(entry[f"candidate_{metric}"]) / entry["items"]
+            values[metric] = (b, c, c - b)
+        exact[source] = values
+    order = sorted(exact, key=lambda s: (min(v[2] for v in exact[s].values()), s))
+    data = {
+        "required_source": pd.Series(order, dtype="str"),
+        **{
+            k: pd.array([grouped[s][k] for s in order], dtype="int64")
+            for k in ("items", "baseline_missing", "candidate_missing")
+        },
+    }
+    for metric in _SOURCE_METRICS:
+        for j, name in enumerate(("baseline_", "candidate_", "")):
+            column = f"{name}{metric}" if name else f"{metric}_change"
+            data[column] = pd.array([float(exact[s][metric][j]) for s in order], dtype="Float64")
+    out = pd.DataFrame(data)
+    out.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "exact": exact,
+    }
+    return out
+
+
+def format_source_table(evaluation) -> pd.DataFrame:
+    """:func:`source_table` as display text: rates with two decimals, signed changes.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``source``, ``items``, then per metric
+        ``<metric> <baseline>``, ``<metric> <candidate>``, ``<metric> change``,
+        then ``missing`` (results missing per version, when any).
+    """
+    import pandas as pd
+
+    frame = source_table(evaluation)
+    base, cand = frame.attrs["baseline"], frame.attrs["candidate"]
+    exact = frame.attrs["exact"]
+    rows = []
+    for _, row in frame.iterrows():
+        source = row["required_source"]
+        cells = {"source": source, "items": str(int(row["items"]))}
+        for metric in _SOURCE_METRICS:
+            b, c, d = exact[source][metric]
+            cells[f"{metric} {base}"] = format_rate(b)
+            cells[f"{metric} {cand}"] = format_rate(c)
+            cells[f"{metric} change"] = format_diff(d)
+        missing = [
+            f"{label} {int(row[f'{side}_missing'])}"
+            for side, label in (("baseline", base), ("candidate", cand))
+            if int(row[f"{side}_missing"])
+        ]
+        cells["missing"] = ", ".join(missing) or "-"
+        rows.append(cells)
+    return pd.DataFrame(rows).astype("str")
+
+
+#: How :func:`decision_summary` words each reading of a paired comparison.
+_CLEAR = {
+    "drop": "a clear drop",
+    "gain": "a clear gain",
+    "borderline": "borderline, it could be noise",
+    "unclear": "unclear, it could be noise",
+}
+
+
+def _change_words(m, paired) -> str:
+    """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
+    alpha = paired.settings.alpha
+    base = paired.baseline
+    if not m.ready:
+        n = plural(m.n_paired, "paired item")
+        return (
+            f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
+            f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
+        )
+    code, words = m.reading
+    return (
+        f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
+        f"{format_interval(*m.diff_ci, signed=True)}, Holm p {format_p_value(m.p_holm, alpha)} "
+        f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
+    )
+
+
+def decision_summary(evaluation) -> list[tuple[str, str]]:
+    """What the verdict rests on, in words: each blocking check, then the caveats.
+
+    Reads :attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`'s
+    checks and :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`; every
+    number is rounded by :mod:`buddy_eval.formatting`.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(heading, text)`` pairs: one per blocking check (its reason, what
+        it compared, and for a rate whether the change against the baseline
+        is clear or could be noise, from the reading and the Holm-adjusted
+        p, and whether the metric is ready for a decision), or
+        ``("RELEASE", ...)``; then one per caveat (``caveat``: metrics not
+        measured, a golden set too small for a decision on a metric, golden
+        items with no result, unequal trial counts).
+    """
+    paired = evaluation.paired
+    decision = evaluation.decision
+    base, cand = evaluation.baseline, evaluation.candidate
+    out = []
+    for check in decision.blocking:
+        if check.kind == "violations":
+            bound = paired.violations[1]
+            text = (
+                f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
+                f"refused (none allowed); its violation rate may be as high as "
+                f"{format_bound(bound.upper_bound)} (one-sided upper bound)"
+            )
+        else:
+            m = paired[check.metric]
+            if check.kind == "threshold":
+                text = (
+                    f"{cand} {format_rate(check.candidate)} against the threshold "
+                    f"{format_fraction(check.reference)}"
+                )
+            else:
+                text = (
+                    f"{cand} {format_rate(m.candidate.gate)} against {base} "
+                    f"{format_rate(m.baseline.gate)}"
+                )
+                if check.kind == "noninferiority":
+                    text += f" (lower bound {format_diff(check.bound)})"
+            text += f". {_change_words(m, paired)}"
+        out.append((check.reason, text))
+    if decision.release:
+        out.append(("RELEASE", "every check passes"))
+    for m in paired.metrics:
+        if not m.measured:
+            out.append(("caveat", f"{m.metric} not measured: the golden set has no "
+                                  f"{m.item_type} item"))  # fmt: skip
+        elif not m.ready:
+            out.append(
+                (
+                    "caveat",
+                    f"{m.metric}: a golden set too small to tell a change from noise "
+                    f"({plural(m.n_paired, 'paired item')}, at least "
+                    f"{paired.settings.min_paired} needed)",
+                )
+            )
+    for version in (base, cand):
+        ids = evaluation.missing_ids(version)
+        if ids:
+            out.append(
+                (
+                    "caveat",
+                    f"{version} has no result for {plural(len(ids), 'golden item')} "
+                    f"({format_id_list(ids)}); each counts as failed",
+                )
+            )
+    if evaluation.has_trials:
+        out.append(
+            (
+                "note",
+                "repeated trials: the rates are means of per-item trial shares, and the "
+                "statistics count items, not trials",
+            )
+        )
+    return out
+
+
+def decision_summary_html(evaluation) -> str:
+    """:func:`decision_summary` as an escaped HTML section (for the top of the report)."""
+    items = "".join(
+        f'<li class="{escape(kind if kind in ("caveat", "note") else "reason")}">'
+        f"<strong>{escape(kind)}</strong>: {escape(text)}</li>"
+        for kind, text in decision_summary(evaluation)
+    )
+    return (
+        f'<section class="decision-summary {NO_MATH}" id="decision-summary">'
+        f"<h2>Why {'RELEASE' if evaluation.release else 'BLOCK'}</h2><ul>{items}</ul></section>"
+    )
+
+
+def format_trial_summary(evaluation) -> pd.DataFrame:
+    """:func:`trial_summary` as display text: rates with two decimals, shares in percent.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``metric``, ``version``, ``items``, ``trials``, ``k``,
+        ``pass@k``, ``pass^k``, ``variance within items``, ``flaky items``;
+        ``-`` where a figure is undefined.
+    """
+    import pandas as pd
+
+    frame = trial_summary(evaluation)
+    rows = []
+    for _, row in frame.iterrows():
+        share = row["within_item_share"]
+        rows.append(
+            {
+                "metric": str(row["metric"]),
+                "version": row["version"],
+                "items": str(row["items"]),
+                "trials": str(row["trials"]),
+                "k": "-" if pd.isna(row["k"]) else str(row["k"]),
+                "pass@k": "-" if pd.isna(row["pass_at_k"]) else format_rate(row["pass_at_k"]),
+                "pass^k": "-" if pd.isna(row["pass_hat_k"]) else format_rate(row["pass_hat_k"]),
+                "variance within items": "-" if pd.isna(share) else f"{format_percent(share)}%",
+                "flaky items": str(row["flaky"]),
+            }
+        )
+    columns = ["metric", "version", "items", "trials", "k", "pass@k", "pass^k",
+               "variance within items", "flaky items"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).astype("str")

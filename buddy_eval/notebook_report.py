@@ -119,7 +119,10 @@ def render_report(
     - **A verdict banner first**: ``RELEASE`` (green) or ``BLOCK`` (red) with
       its reasons, then the input file's name, the SHA-256 of its bytes, the
       buddy-eval version and the labels compared, and ``date`` when given
-      (never the clock's).
+      (never the clock's). Right under it the decision summary
+      (:func:`buddy_eval.display.decision_summary`): per blocking reason,
+      whether the change is clear or could be noise and whether the metric
+      is ready for a decision, then the caveats.
     - The notebook's cells tagged ``report-hide`` (notes for developers) are
       left out, as are code cells (unless ``with_code``), their prompts,
       cells with no output, and stderr output.
@@ -230,8 +233,10 @@ def render_report(
         sha256=hashlib.sha256(content).hexdigest(),
         date=date,
     )
+    from .display import decision_summary_html
+
     return page(
-        banner,
+        banner + "\n" + decision_summary_html(evaluation),
         body,
         title=f"{REPORT_TITLE}: {'RELEASE' if evaluation.release else 'BLOCK'}",
         with_code=with_code,
@@ -378,6 +383,9 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:8px;b
 img{max-width:100%;height:auto}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em}
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}
+.decision-summary{margin:0 0 24px}.decision-summary h2{font-size:1.2em;margin:0 0 4px}
+.decision-summary ul{margin:0;padding-left:20px}.decision-summary li{margin:2px 0}
+.decision-summary li.caveat strong,.decision-summary li.note strong{color:#555}
 .buddy-eval-table{overflow-x:auto}
 .jp-InputArea,.input_area{background:#f6f8fa}
 a.anchor-link{display:none}

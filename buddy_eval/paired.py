@@ -622,7 +622,7 @@ def compare_versions(
     return PairedComparison(baseline, candidate, settings, tuple(metrics), bounds)
 
 
-_COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "missing"]
+_COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
 _FLOAT_COLUMNS = [
     "baseline_rate",
     "baseline_ci_low",
@@ -634,13 +634,17 @@ _FLOAT_COLUMNS = [
     "diff_ci_low",
     "diff_ci_high",
     "p_value",
+    "p_value_holm",
 ]
 COMPARISON_COLUMNS = [
     "metric",
     *_COUNT_COLUMNS,
     *_FLOAT_COLUMNS,
     "ready_for_decision",
+    "reading",
     "required_n",
+    "diff_method",
+    "p_value_method",
     "note",
 ]
 
@@ -677,22 +681,36 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
 
         - ``metric`` (category).
         - ``n_paired``, ``both_pass``, ``both_fail``, ``fixed``,
-          ``regressed``, ``missing`` (int64): the counts of
-          :func:`item_changes` (``missing``: items with no result in at least
-          one version, never paired).
+          ``regressed``, ``mixed``, ``missing`` (int64): the counts of
+          :func:`item_changes` (``mixed``: with repeated trials, items whose
+          rate moved too little to call, else 0; ``missing``: items with no
+          result in at least one version, never paired). ``n_paired`` is
+          the sum of the five before ``missing``.
         - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's rates
           (a missing result counts as failed); NA when not measured.
         - ``baseline_ci_low``, ``baseline_ci_high``, ``candidate_ci_low``,
-          ``candidate_ci_high`` (Float64): Wilson intervals over the items
-          the version has a result for; NA when it has none.
+          ``candidate_ci_high`` (Float64): each version's interval over the
+          items it has a result for (Wilson; with trials a t interval over
+          the per-item rates); NA when it has none.
         - ``diff`` (Float64): candidate minus baseline over the paired
-          items; NA when nothing is paired.
-        - ``diff_ci_low``, ``diff_ci_high`` (Float64): Newcombe's interval;
-          NA when not ready.
-        - ``p_value`` (Float64): exact McNemar; NA when not ready.
+          items (with trials the mean per-item rate difference), the
+          difference ``--details`` and the JSON report print; NA when
+          nothing is paired.
+        - ``diff_ci_low``, ``diff_ci_high`` (Float64): its interval
+          (``diff_method``); NA when not ready.
+        - ``p_value`` (Float64): the paired test (``p_value_method``); NA
+          when not ready.
+        - ``p_value_holm`` (Float64): ``p_value`` Holm-adjusted over the
+          metrics that have one; NA when not ready.
         - ``ready_for_decision`` (bool).
+        - ``reading`` (str): what the interval and the test say together
+          (``no clear change: the interval includes 0``, ...); NA when not
+          ready.
         - ``required_n`` (Int64): the sample-size hint; NA when nothing is
-          paired.
+          paired or with repeated trials.
+        - ``diff_method``, ``p_value_method`` (str): how the interval and
+          the p-value are computed (from the result: McNemar and Newcombe
+          for one result per item, per-item rate differences with trials).
         - ``note`` (str): why a metric is not ready or not measured; NA when
           it is ready.
     """
@@ -700,11 +718,11 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
 
     rows = []
     for m in paired.metrics:
-        t = m.table
         diff_ci = m.diff_ci or (math.nan, math.nan)
         rows.append(
             {
                 "metric": m.metric,
+                "mixed": 0,
                 **m.counts(),
                 "baseline_rate": _float(m.baseline.gate),
                 "baseline_ci_low": m.baseline.ci[0],
@@ -712,12 +730,16 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
                 "candidate_rate": _float(m.candidate.gate),
                 "candidate_ci_low": m.candidate.ci[0],
                 "candidate_ci_high": m.candidate.ci[1],
-                "diff": _float(t.diff),
+                "diff": _float(m.diff),
                 "diff_ci_low": diff_ci[0],
                 "diff_ci_high": diff_ci[1],
                 "p_value": math.nan if m.p_value is None else m.p_value,
+                "p_value_holm": math.nan if m.p_holm is None else m.p_holm,
                 "ready_for_decision": m.ready,
+                "reading": None if m.reading is None else m.reading[1],
                 "required_n": m.required_n,
+                "diff_method": m.diff_method,
+                "p_value_method": m.test_method,
                 "note": readiness_note(m, paired.settings.min_paired),
             }
         )
@@ -730,7 +752,8 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
         out[column] = values
     out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
     out["required_n"] = pd.array([r["required_n"] for r in rows], dtype="Int64")
-    out["note"] = pd.Series([r["note"] for r in rows], dtype="str")
+    for column in ("reading", "diff_method", "p_value_method", "note"):
+        out[column] = pd.Series([r[column] for r in rows], dtype="str")
     return out
 
 

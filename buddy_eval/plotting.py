@@ -163,7 +163,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     evaluation = _evaluation(evaluation)
     ax = new_axes(ax, (8, 4.5))
     paired = evaluation.paired
-    reasons = set(evaluation.decision.reasons)
+    decision = evaluation.decision
     versions = (evaluation.baseline, evaluation.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
@@ -186,9 +186,10 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
             value = float(rate.gate)
             blocking = []
             if j == 1:
-                if f"{metric} below threshold" in reasons:
+                # read from the decision's checks, never from the reasons' words
+                if decision.blocks(metric, "threshold"):
                     blocking.append("below threshold")
-                if f"regression in {metric}" in reasons:
+                if decision.blocks(metric, "regression"):
                     blocking.append("regression")
             color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
             (bar,) = ax.bar(xpos, value, width, color=color)
@@ -278,9 +279,15 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
         check) with check in ``correct``, ``cited``, ``refused``, holding one
         of :data:`OUTCOMES`: ``pass``; ``fail``; ``violation`` (a REFUSE item
         answered); ``missing`` (no result line); ``n/a`` (the check does not
-        apply to the item's type).
+        apply to the item's type). With repeated trials a cell is ``pass``
+        when every trial of the item passes the check, else ``fail`` (for
+        ``refused``: ``violation``, the item answered in at least one trial,
+        as the gate counts violations).
     """
     evaluation = _evaluation(evaluation)
+    grid = evaluation._all_versions_grid
+    if grid.trials is not None:
+        return _trial_grid_outcomes(evaluation, grid, versions)
     versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
     items = evaluation.items
     unknown = [v for v in versions if v not in items["version"].cat.categories]
@@ -301,6 +308,37 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
             code = np.where(missing, OUTCOMES.index("missing"), code)
             code = np.where(applies, code, OUTCOMES.index("n/a"))
             columns[(version, check)] = labels[code]
+    frame = pd.DataFrame(columns, index=index)
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
+    return frame
+
+
+_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
+
+
+def _trial_grid_outcomes(evaluation, grid, versions) -> pd.DataFrame:
+    """:func:`item_grid_outcomes` of an evaluation with repeated trials: every trial counts."""
+    versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
+    unknown = [v for v in versions if v not in grid.versions]
+    if unknown:
+        raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
+    shape = grid.row_of.shape
+    trials = grid.trials.reshape(shape)
+    is_answer = evaluation.data.golden_columns.is_answer
+    labels = np.array(OUTCOMES, dtype=object)
+    columns = {}
+    for version in versions:
+        v = grid.versions.index(version)
+        n = trials[v]
+        for check, metric in _CHECK_METRIC.items():
+            k = grid.passes[metric].reshape(shape)[v]
+            applies = is_answer if check != "refused" else ~is_answer
+            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
+            code = np.where(k == n, OUTCOMES.index("pass"), failed)
+            code = np.where(n == 0, OUTCOMES.index("missing"), code)
+            code = np.where(applies, code, OUTCOMES.index("n/a"))
+            columns[(version, check)] = labels[code]
+    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
     frame = pd.DataFrame(columns, index=index)
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
@@ -443,7 +481,8 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     each bar has its count at its end and its item ids under it (the first
     six, then ``+N more``). Items with no result in a version are
     ``missing``: never drawn as fixed or regressed, they are named in grey
-    at the right of their metric's row. Counts and ids are those of
+    at the right of their metric's row. With repeated trials each metric's
+    label also counts its ``mixed`` items. Counts and ids are those of
     ``evaluation.paired`` (the :func:`buddy_eval.item_changes` table).
 
     Parameters
@@ -532,7 +571,14 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     ax.set_ylim(len(paired.metrics) - 0.45, -0.55)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
-    ax.set_yticks(y, [m.metric for m in paired.metrics])
+    # With repeated trials the items whose rate moved too little to call are counted too.
+    ax.set_yticks(
+        y,
+        [
+            m.metric + (f"\n({m.count('mixed')} mixed)" if "mixed" in m.ids else "")
+            for m in paired.metrics
+        ],
+    )
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
         f"\u2190 regressed (passed in {evaluation.baseline})    items    "
@@ -572,7 +618,9 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ``diff_ci_high`` as a line, ``diff`` as a dot (filled when
     ``ready_for_decision``, hollow and grey otherwise) and the ``note``
     (wrapped) under it. A row whose ``diff`` is NA reads ``not computed``; a missing
-    interval draws the dot alone. A vertical line marks 0 (no change).
+    interval draws the dot alone. A vertical line marks 0 (no change). With
+    a ``diff_method`` column (as ``evaluation.comparison`` has), the title
+    names the interval method of the ready metrics.
 
     Parameters
     ----------
@@ -679,7 +727,13 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ax.tick_params(axis="y", length=0)
     ax.set_ylim(n - 0.4, -0.5)
     ax.set_xlabel("paired difference, candidate \u2212 baseline")
-    ax.set_title("Paired differences with intervals")
+    title = "Paired differences with intervals"
+    if "diff_method" in rows.columns:  # named by the result, never assumed by the chart
+        ready = rows["ready_for_decision"].fillna(False).astype(bool)
+        methods = [str(v) for v in rows.loc[ready, "diff_method"].dropna().unique()]
+        if len(methods) == 1:
+            title += f"\n({methods[0]})"
+    ax.set_title(title, **LITERAL)
     if shown_ready or shown_waiting:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
     literal_axes(ax)
@@ -696,7 +750,8 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
 
     One point per item with trials in both versions; flaky items (trials that
     disagree within a version) are highlighted and named. Points above the
-    diagonal improved, points below it got worse. Reads
+    diagonal improved, points below it got worse. The legend sits under the
+    axes, so it never covers a point. Reads
     :func:`buddy_eval.item_changes` only.
 
     Parameters
@@ -727,7 +782,7 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
             "(load the input with trials=True, or run buddy-eval --trials)"
         )
     rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
-    ax = new_axes(ax, (5.5, 5.5))
+    ax = new_axes(ax, (5.5, 6.0))
     # Rates take few values: a small fixed spread keeps equal points apart.
     spread = (np.arange(len(rows)) % 5 - 2) * 0.008
     x = rows["baseline_rate"].to_numpy(dtype=float) + spread
@@ -754,6 +809,10 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
         ylabel=f"{evaluation.candidate} (candidate) rate",
         title=title,
     )
-    ax.legend(loc="lower right", fontsize=8)
+    # Under the axes, never over a point, whatever the metric's rates.
+    legend = ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False, fontsize=8
+    )
+    literal_legend(legend)
     literal_axes(ax)
     return ax

@@ -36,6 +36,7 @@ __all__ = [
     "Counts",
     "check_versions",
     "score_items",
+    "score_rows",
     "score_versions",
 ]
 
@@ -179,7 +180,6 @@ def _score_trials(
         cells = v_code[rows].astype(np.int64) * n_items + item
         row_answer = golden.is_answer[item]
         row_refused = results.refused[rows]
-        answered = ~row_refused
 
         # Citations and keywords of every ANSWER row, refused or not (the
         # first trial's cells show them); only answered rows count.
@@ -197,12 +197,7 @@ def _score_trials(
         row_missed = np.bincount(pair_row[~found], minlength=len(rows))
         del wanted
 
-        flags = {
-            "correctness": answered & row_answer & (row_missed == 0),
-            "citation": answered & row_cited,
-            "refusal": row_refused & ~row_answer,
-            "violations": answered & ~row_answer,
-        }
+        flags = _row_flags(row_answer, row_refused, row_cited, row_missed)
         trials += np.bincount(cells, minlength=n_cells)
         for metric, flag in flags.items():
             passes[metric] += np.bincount(cells[flag], minlength=n_cells)
@@ -234,6 +229,80 @@ def _score_trials(
         trials,
         passes,
     )
+
+
+def _row_flags(row_answer, row_refused, row_cited, row_missed) -> dict[str, np.ndarray]:
+    """Per result row, whether it counts in each metric's numerator (one trial's outcome)."""
+    answered = ~row_refused
+    return {
+        "correctness": answered & row_answer & (row_missed == 0),
+        "citation": answered & row_cited,
+        "refusal": row_refused & ~row_answer,
+        "violations": answered & ~row_answer,
+    }
+
+
+def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, object]:
+    """Score result rows one by one, each as the trial it is (what every trial view reads).
+
+    The same tests as the gate's: a row of an ANSWER item is correct when it
+    does not refuse and its answer holds every keyword (literal,
+    case-insensitive), cited when it does not refuse and cites the required
+    source; a row of a REFUSE item passes when it refuses, and is a
+    violation when it answers.
+
+    Parameters
+    ----------
+    data : EvalInput
+    rows : numpy.ndarray of int
+        Result rows whose id is a golden item.
+
+    Returns
+    -------
+    dict
+        ``item`` (golden row per result row), ``refused``, ``cited_match``,
+        the per-metric flags of :data:`METRICS` (numpy bool arrays), and
+        ``missed`` (per row, the list of keywords its answer lacks; empty
+        for REFUSE items).
+    """
+    golden, results, join = data.golden_columns, data.result_columns, data.join
+    rows = np.asarray(rows, dtype=np.int64)
+    item = join.item[rows].astype(np.int64)
+    row_answer = golden.is_answer[item]
+    row_refused = results.refused[rows]
+    cited, required = results.cited, golden.required_source
+    if cited.type != required.type:
+        cited, required = large_strings(cited), large_strings(required)
+    wanted = np.flatnonzero(row_answer)
+    row_cited = np.zeros(len(rows), dtype=bool)
+    if len(wanted):
+        row_cited[wanted] = _bools(
+            pc.equal(
+                pc.take(cited, pa.array(rows[wanted])),
+                pc.take(required, pa.array(item[wanted])),
+            )
+        )
+    per_item = pc.list_value_length(golden.keywords).fill_null(0).to_numpy(zero_copy_only=False)
+    kw_start = np.zeros(len(per_item) + 1, np.int64)
+    np.cumsum(per_item, out=kw_start[1:])
+    index = kernels.index_type(len(results))
+    pair_row, pair_kw, found = _keyword_pairs(
+        data, rows[wanted].astype(index), item[wanted], kw_start
+    )
+    pair_row = wanted[pair_row]
+    row_missed = np.bincount(pair_row[~found], minlength=len(rows))
+    kw_text = pc.list_flatten(golden.keywords).to_pylist()
+    missed: list[list[str]] = [[] for _ in range(len(rows))]
+    for r, kw in zip(pair_row[~found].tolist(), pair_kw[~found].tolist(), strict=True):
+        missed[r].append(kw_text[kw])
+    flags = _row_flags(row_answer, row_refused, row_cited, row_missed)
+    return {
+        "item": item,
+        "refused": row_refused.astype(bool),
+        "cited_match": row_cited,
+        **flags,
+        "missed": missed,
+    }
 
 
 def _keyword_pairs(

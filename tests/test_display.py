@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
@@ -120,13 +121,17 @@ def test_metrics_table_holds_typed_numbers(ev):
     table = metrics_table(ev)
     assert list(table.index) == ["correctness", "citation", "refusal", "violations"]
     assert table.index.name == "metric"
-    assert table.attrs == {"baseline": "OLD", "candidate": "NEW"}
+    assert (table.attrs["baseline"], table.attrs["candidate"]) == ("OLD", "NEW")
+    assert table.attrs["trials"] is False
+    assert table.attrs["exact"]["correctness"] == (Fraction(27, 32), Fraction(29, 32))
     assert {c: str(t) for c, t in table.dtypes.items()} == {
         "baseline_count": "int64",
         "candidate_count": "int64",
         "items": "int64",
         "baseline_missing": "int64",
         "candidate_missing": "int64",
+        "baseline_trials": "int64",
+        "candidate_trials": "int64",
         "baseline_rate": "Float64",
         "candidate_rate": "Float64",
         "threshold": "Float64",

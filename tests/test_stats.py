@@ -33,6 +33,7 @@ COMPARISON_COLUMNS = [
     "both_fail",
     "fixed",
     "regressed",
+    "mixed",
     "missing",
     "baseline_rate",
     "baseline_ci_low",
@@ -44,8 +45,12 @@ COMPARISON_COLUMNS = [
     "diff_ci_low",
     "diff_ci_high",
     "p_value",
+    "p_value_holm",
     "ready_for_decision",
+    "reading",
     "required_n",
+    "diff_method",
+    "p_value_method",
     "note",
 ]
 
@@ -283,13 +288,14 @@ def test_comparison_contract():
     assert comparison["metric"].tolist() == ["correctness", "citation", "refusal"]
     dtypes = comparison.dtypes.astype(str).to_dict()
     assert dtypes["metric"] == "category"
-    for column in ("n_paired", "both_pass", "both_fail", "fixed", "regressed", "missing"):
+    for column in ("n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"):
         assert dtypes[column] == "int64"
-    for column in COMPARISON_COLUMNS[7:17]:
+    for column in COMPARISON_COLUMNS[8:19]:
         assert dtypes[column] == "Float64", column
     assert dtypes["ready_for_decision"] == "bool"
     assert dtypes["required_n"] == "Int64"
-    assert dtypes["note"] == "str"
+    for column in ("reading", "diff_method", "p_value_method", "note"):
+        assert dtypes[column] == "str"
     pd.testing.assert_frame_equal(ev.comparison, comparison)
 
 

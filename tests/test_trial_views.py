@@ -167,7 +167,7 @@ def test_the_html_report_with_trials_shows_flaky_items(tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     html = out.read_text(encoding="utf-8")
-    assert "Flaky items (" in html and "pass_hat_k" in html
+    assert "Flaky items (" in html and "pass^k" in html
     assert "http://" not in html and "https://" not in html
     ev = be.evaluate(be.load("data/sample_trials.txt", trials=True))
     for item in ev.paired["correctness"].trials.flaky_ids:
