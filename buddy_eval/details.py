@@ -18,6 +18,7 @@ from .formatting import (
     format_percent,
     format_rate,
     format_setting_percent,
+    format_trial_plan,
 )
 from .paired import MetricComparison, PairedComparison, VersionRate
 from .vocabulary import MISSING_COUNTS_AS_FAILED
@@ -100,7 +101,14 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
         )
     if m.required_n is not None:
         assumed = format_percent(m.assumed_discordance)
-        why = "as observed" if m.ready else "a conservative default while not ready"
+        observed = m.observed_discordance
+        if observed is None:
+            why = "a conservative default while not ready"
+        elif observed == m.assumed_discordance:
+            why = "as observed"
+        else:
+            seen = "none" if observed == 0 else f"{format_percent(observed)}%"
+            why = f"{seen} observed; the drop is the least discordance that can show it"
         lines.append(
             f"  sample size  about {m.required_n} paired items to detect a "
             f"{format_setting_percent(settings.drop)}-point drop (exact McNemar, power "
@@ -137,7 +145,7 @@ def _trial_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
             f"  variance     within items: {', '.join(shares)} of the trial-to-trial variance"
         )
     if trials.plan:
-        lines.append(f"  next         {trials.plan}")
+        lines.append(f"  next         {format_trial_plan(trials.plan, c.version)}")
     return lines
 
 
@@ -163,8 +171,8 @@ def format_details(paired: PairedComparison) -> str:
     level = format_setting_percent(settings.confidence)
     if any(m.trials is not None for m in paired.metrics):
         methods = (
-            "t over the per-item rates per version; paired t on per-item differences, "
-            "items as clusters"
+            "Wilson per version on the mean item rate; Newcombe for the paired difference; "
+            "items as the units"
         )
     else:
         methods = (

@@ -38,6 +38,7 @@ __all__ = [
     "format_percent",
     "format_rate",
     "format_report",
+    "format_trial_plan",
     "format_version_line",
 ]
 
@@ -213,6 +214,28 @@ def format_margin(value) -> str:
 
 
 format_threshold = format_margin
+
+
+def format_trial_plan(plan, version: str) -> str:
+    """The "next" line of repeated trials: doubling the items or the trials.
+
+    The standard errors are those of ``version``'s mean item rate under the
+    two-stage model (:func:`buddy_eval.stats.more_trials_or_items`), three
+    decimals half up.
+
+    >>> from buddy_eval.stats import TrialPlan
+    >>> format_trial_plan(TrialPlan(0.09, 0.0625, 0.08, "more items"), "NEW").split(" (")[1]
+    "SE of NEW's mean rate 0.063 vs 0.080)"
+    """
+    how = (
+        "doubling items or trials narrows the interval about as much"
+        if plan.recommendation == "either"
+        else "doubling items narrows the interval more than doubling trials"
+    )
+    return (
+        f"{how} (SE of {version}'s mean rate {format_rate(plan.se_more_items, 3)} "
+        f"vs {format_rate(plan.se_more_trials, 3)})"
+    )
 
 
 def format_count(n: int, noun: str, plural: str | None = None) -> str:

@@ -79,6 +79,7 @@ import json
 import math
 from fractions import Fraction
 
+from .formatting import format_trial_plan
 from .paired import readiness_note
 from .thresholds import decimal_text
 from .vocabulary import MISSING_COUNTS_AS_FAILED, RATE_METRICS
@@ -145,7 +146,8 @@ def _trial_version(v) -> dict:
         "pass_at_k_exact": _exact(v.pass_at_k),
         "pass_hat_k": _float(v.pass_hat_k),
         "pass_hat_k_exact": _exact(v.pass_hat_k),
-        "within_item_variance_share": _number(v.within_share),
+        "within_item_variance_share": _float(v.within_share),
+        "within_item_variance_share_exact": _exact(v.within_share),
     }
 
 
@@ -159,7 +161,10 @@ def _trials(t) -> dict:
         "pass_hat_k_method": "unbiased estimator C(c, k) / C(n, k), mean over items",
         "variance_method": "one-way ANOVA of single-trial outcomes, items as groups",
         "flaky_ids": list(t.flaky_ids),
-        "plan": t.plan,
+        "plan": None if t.plan is None else format_trial_plan(t.plan, t.candidate.version),
+        "plan_standard_errors": None
+        if t.plan is None
+        else {"more_items": t.plan.se_more_items, "more_trials": t.plan.se_more_trials},
         "item_rates": {item: [_exact(b), _exact(c)] for item, b, c in t.item_rates},
     }
 
@@ -267,6 +272,7 @@ def json_report(evaluation) -> dict:
             if m.required_n is None
             else "exact power of the exact McNemar test",
             "required_n_assumed_discordance": m.assumed_discordance,
+            "required_n_observed_discordance": m.observed_discordance,
             "note": readiness_note(m, settings.min_paired),
             "fixed_ids": list(m.ids["fixed"]),
             "regressed_ids": list(m.ids["regressed"]),

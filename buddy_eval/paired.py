@@ -27,18 +27,21 @@ import numpy as np
 from .paired_settings import Settings
 from .stats import (
     DEFAULT_DISCORDANCE,
+    PAIRED_RATES_INTERVAL_METHOD,
+    RATE_INTERVAL_METHOD,
     PairedTable,
     exact_upper_bound,
     holm,
     is_ready,
     noninferiority_bound,
     paired_item_differences_test,
-    paired_rate_interval,
+    paired_rates_interval,
+    rate_interval,
     reading,
     required_paired_n_exact,
     wilson_interval,
 )
-from .trials import TrialComparison, compare_trials, item_differences, item_rate_changes
+from .trials import TrialComparison, compare_trials, item_rate_changes, paired_rates
 from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 
 if TYPE_CHECKING:
@@ -268,8 +271,13 @@ class MetricComparison:
         Paired items whose exact McNemar test detects a drop of
         ``settings.drop`` with ``settings.power``; None when not measured.
     assumed_discordance : float or None
-        The share of discordant items the hint assumed: the observed one
-        when the metric is ready, else :data:`~buddy_eval.stats.DEFAULT_DISCORDANCE`.
+        The share of discordant items the sample size is computed at: the
+        observed one when the metric is ready, else
+        :data:`~buddy_eval.stats.DEFAULT_DISCORDANCE`; never below
+        ``settings.drop`` (a drop needs at least that many items to change).
+    observed_discordance : float or None
+        The observed share of discordant paired items; None when not ready
+        (or with trials).
     p_holm : float or None
         The McNemar p-value Holm-adjusted over the metrics that have one.
     reading : tuple of str or None
@@ -297,6 +305,7 @@ class MetricComparison:
     p_value: float | None
     required_n: int | None
     assumed_discordance: float | None = None
+    observed_discordance: float | None = None
     p_holm: float | None = None
     reading: tuple[str, str] | None = None
     sensitivity: dict | None = field(default=None, repr=False)
@@ -340,13 +349,16 @@ class MetricComparison:
     @property
     def observed_method(self) -> str:
         if self.trials is not None:
-            return "t interval over the per-item rates of the items with a trial"
+            return f"{RATE_INTERVAL_METHOD}, over the items with a trial"
         return "Wilson score, over the items with a result"
 
     @property
     def noninferiority_method(self) -> str:
         if self.trials is not None:
-            return "one-sided lower bound: paired t at two-sided level 2 * confidence - 1"
+            return (
+                f"one-sided lower bound: {PAIRED_RATES_INTERVAL_METHOD} at two-sided level "
+                "2 * confidence - 1"
+            )
         return "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
 
     def count(self, change: str) -> int:
@@ -403,12 +415,23 @@ def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
     return Sensitivity(table.n, table.diff, ci, p, reading(ci, p, settings.alpha), table)
 
 
-def _trial_sensitivity(diffs: list, settings: Settings) -> Sensitivity:
+def _reading(diff_ci, p_value, alpha: float, trial: TrialComparison | None):
+    """The one reading; with trials it says when the p-value is a normal approximation."""
+    if diff_ci is None or p_value is None:
+        return None
+    code, words = reading(diff_ci, p_value, alpha)
+    if trial is not None and (trial.test_method or "").startswith("normal approximation"):
+        words += " (p from the normal approximation to the sign-flip test)"
+    return code, words
+
+
+def _trial_sensitivity(base: list, cand: list, settings: Settings) -> Sensitivity:
+    diffs = [c - b for b, c in zip(base, cand, strict=True)]
     n = len(diffs)
     diff = sum(diffs, Fraction(0)) / n if n else None
     if not is_ready(n, settings.min_paired):
         return Sensitivity(n, diff, None, None, None)
-    ci = paired_rate_interval(diffs, settings.confidence)
+    ci = paired_rates_interval(base, cand, settings.confidence)
     p = paired_item_differences_test(diffs, settings.alpha).p_value
     return Sensitivity(n, diff, ci, p, reading(ci, p, settings.alpha))
 
@@ -469,11 +492,10 @@ def _version_rate(version, passed, present, gate, settings: Settings) -> Version
 
 
 def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
-    """With trials: the mean item rate over the items with a trial, a t interval over items."""
+    """With trials: the mean item rate over the items with a trial, Wilson over the items."""
     tried = n > 0
     rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
-    low, high = paired_rate_interval(rates, settings.confidence)
-    ci = (max(0.0, low), min(1.0, high)) if rates else (math.nan, math.nan)
+    ci = rate_interval(rates, settings.confidence)
     mean = sum(rates, Fraction(0)) / len(rates) if rates else None
     all_pass = int(np.count_nonzero(tried & (k == n)))
     return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
@@ -530,7 +552,13 @@ def compare_versions(
             ready = is_ready(table.n, settings.min_paired)
             diff_ci = table.diff_interval(settings.confidence) if ready else None
             p_value = table.mcnemar() if ready else None
-            discordance = table.discordant / table.n if ready else DEFAULT_DISCORDANCE
+            observed_discordance = table.discordant / table.n if ready else None
+            # The sample size assumes at least the drop itself is discordant (a drop of
+            # 5 points needs at least 5% of items to change); this is the share it uses.
+            discordance = max(
+                DEFAULT_DISCORDANCE if observed_discordance is None else observed_discordance,
+                float(settings.drop),
+            )
             required_n = (
                 required_paired_n_exact(discordance, settings.drop, settings.alpha, settings.power)
                 if measured
@@ -566,19 +594,22 @@ def compare_versions(
             )
             ready = is_ready(trial.n_items, settings.min_paired)
             diff_ci, p_value = trial.diff_ci, trial.p_value
-            discordance = required_n = None
-            diffs = item_differences(*c.trials)
+            discordance = required_n = observed_discordance = None
+            base_rates, cand_rates = paired_rates(*c.trials)
             sensitivity = None
             if missing and measured:
+                # A missing item as regressed: passed every trial before, fails now;
+                # as unchanged: fails in both (the single-trial rule).
+                one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
                 sensitivity = {
-                    "regressed": _trial_sensitivity(diffs + [Fraction(-1)] * missing, settings),
-                    "unchanged": _trial_sensitivity(diffs + [Fraction(0)] * missing, settings),
+                    "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
+                    "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
                 }
             bound = None
-            if settings.margin is not None and len(diffs) >= 2:
-                bound = paired_rate_interval(diffs, 2 * settings.confidence - 1)[0]
-            elif settings.margin is not None:
-                bound = math.nan
+            if settings.margin is not None:
+                # The one-sided bound at the same two-sided level the single-trial gate uses.
+                two_sided = 1 - 2 * (1 - float(settings.confidence))
+                bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
             base_rate = _trial_rate(baseline, c.trials[0], c.trials[1], baseline_values[c.metric],
                                     settings)  # fmt: skip
             cand_rate = _trial_rate(candidate, c.trials[2], c.trials[3],
@@ -601,7 +632,8 @@ def compare_versions(
                 p_value=p_value,
                 required_n=required_n,
                 assumed_discordance=discordance if measured else None,
-                reading=reading(diff_ci, p_value, settings.alpha) if ready and diff_ci else None,
+                observed_discordance=observed_discordance if measured else None,
+                reading=_reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
                 sensitivity=sensitivity,
                 noninferiority_bound=bound,
                 noninferior=noninferior,
@@ -690,8 +722,8 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
           (a missing result counts as failed); NA when not measured.
         - ``baseline_ci_low``, ``baseline_ci_high``, ``candidate_ci_low``,
           ``candidate_ci_high`` (Float64): each version's interval over the
-          items it has a result for (Wilson; with trials a t interval over
-          the per-item rates); NA when it has none.
+          items it has a result for (Wilson; with trials Wilson on the mean
+          item rate, items as the units); NA when it has none.
         - ``diff`` (Float64): candidate minus baseline over the paired
           items (with trials the mean per-item rate difference), the
           difference ``--details`` and the JSON report print; NA when

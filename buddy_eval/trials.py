@@ -24,19 +24,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .stats import (
+    PAIRED_RATES_INTERVAL_METHOD,
     is_ready,
     item_variance_components,
     mean_pass_at_k,
     mean_pass_hat_k,
     more_trials_or_items,
     paired_item_differences_test,
-    paired_rate_interval,
+    paired_rates_interval,
 )
 from .vocabulary import TRIAL_CHANGES
+
+if TYPE_CHECKING:
+    from .stats import TrialPlan
 
 __all__ = [
     "CHANGE_STEP",
@@ -99,11 +104,13 @@ class TrialVersion:
     pass_at_k, pass_hat_k : Fraction or None
         Unbiased pass@k (at least one of k trials passes) and pass^k (all k
         pass) from each item's trials, averaged over items.
-    within_share : float or None
+    within_share : Fraction or None
         Share of the trial-to-trial variance that is within items (one-way
-        ANOVA); None when undefined.
+        ANOVA), exact; None when undefined.
     within, between : float or None
         The variance components behind it.
+    trials_per_item : float or None
+        Harmonic mean of the items' trial counts (what the "next" line uses).
     """
 
     version: str
@@ -112,9 +119,10 @@ class TrialVersion:
     k: int | None
     pass_at_k: Fraction | None
     pass_hat_k: Fraction | None
-    within_share: float | None
+    within_share: Fraction | None
     within: float | None
     between: float | None
+    trials_per_item: float | None = None
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,8 @@ class TrialComparison:
     mean_diff : Fraction or None
         Mean over those items of candidate rate minus baseline rate, exact.
     diff_ci : tuple of float or None
-        Paired t interval on the per-item differences; None when not ready.
+        Newcombe hybrid score interval on the mean item rates (see
+        :func:`buddy_eval.stats.paired_rates_interval`); None when not ready.
     p_value : float or None
         Two-sided sign-flip test on the per-item differences; None when not ready.
     test_method : str or None
@@ -136,8 +145,10 @@ class TrialComparison:
     baseline, candidate : TrialVersion
     flaky_ids : tuple of str
         Items whose trials disagree in at least one of the two versions.
-    plan : str or None
-        Whether more items or more trials would narrow the interval more.
+    plan : TrialPlan or None
+        Whether more items or more trials would narrow the candidate's
+        interval more (standard errors of its mean rate under the two-stage
+        model, trials per item as their harmonic mean).
     item_rates : tuple of (str, Fraction or None, Fraction or None)
         Every item's rate in the baseline and the candidate (None: no trial).
     """
@@ -150,10 +161,10 @@ class TrialComparison:
     baseline: TrialVersion
     candidate: TrialVersion
     flaky_ids: tuple[str, ...]
-    plan: str | None
+    plan: TrialPlan | None
     item_rates: tuple = ()
 
-    interval_method = "paired t on per-item rate differences, items as clusters"
+    interval_method = PAIRED_RATES_INTERVAL_METHOD
 
 
 def _version(version, n, k, kk) -> TrialVersion:
@@ -167,10 +178,25 @@ def _version(version, n, k, kk) -> TrialVersion:
         k=kk,
         pass_at_k=mean_pass_at_k(pairs, kk) if kk else None,
         pass_hat_k=mean_pass_hat_k(pairs, kk) if kk else None,
-        within_share=None if parts is None else parts.share,
+        within_share=None if parts is None else parts.exact_share,
         within=None if parts is None else parts.within,
         between=None if parts is None else parts.between,
+        trials_per_item=None if parts is None else parts.trials_per_item,
     )
+
+
+def paired_rates(base_n, base_k, cand_n, cand_k) -> tuple[list[Fraction], list[Fraction]]:
+    """Baseline and candidate rate of every item with trials in both versions, exact."""
+    both = (base_n > 0) & (cand_n > 0)
+    pairs = zip(
+        base_n[both].tolist(),
+        base_k[both].tolist(),
+        cand_n[both].tolist(),
+        cand_k[both].tolist(),
+        strict=True,
+    )
+    rates = [(Fraction(kb, nb), Fraction(kc, nc)) for nb, kb, nc, kc in pairs]
+    return [b for b, _ in rates], [c for _, c in rates]
 
 
 def item_differences(base_n, base_k, cand_n, cand_k) -> list[Fraction]:
@@ -228,9 +254,8 @@ def compare_trials(
     base = _version(baseline, base_n, base_k, kk)
     cand = _version(candidate, cand_n, cand_k, kk)
     plan = None
-    if cand.within is not None and cand.items:
-        trials = cand.trials / cand.items
-        plan = more_trials_or_items(cand.within, cand.between, cand.items, trials).text
+    if cand.within is not None and cand.between is not None and cand.trials_per_item:
+        plan = more_trials_or_items(cand.within, cand.between, cand.items, cand.trials_per_item)
     rates = tuple(
         (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)
         for i, nb, kb, nc, kc in zip(
@@ -246,7 +271,9 @@ def compare_trials(
         item_rates=rates,
         n_items=len(diffs),
         mean_diff=sum(diffs, Fraction(0)) / len(diffs) if diffs else None,
-        diff_ci=paired_rate_interval(diffs, confidence) if ready else None,
+        diff_ci=paired_rates_interval(*paired_rates(base_n, base_k, cand_n, cand_k), confidence)
+        if ready
+        else None,
         p_value=test.p_value if test else None,
         test_method=test.method if test else None,
         baseline=base,

@@ -18,6 +18,7 @@ import buddy_eval as be
 from buddy_eval.details import details
 from buddy_eval.formatting import format_rate
 from buddy_eval.json_report import json_report
+from buddy_eval.stats import paired_rates_interval
 from buddy_eval.trials import CHANGE_STEP
 from buddy_eval.vocabulary import RATE_METRICS, TRIAL_CHANGES
 from tests import oracle
@@ -147,7 +148,10 @@ def test_items_are_the_units_of_the_interval():
     ev = be.evaluate(be.load("\n".join(lines) + "\n", trials=True))
     m = ev.paired["correctness"]
     assert m.trials.n_items == 25 and m.diff == Fraction(1, 5)
-    assert m.diff_ci == (0.2, 0.2)  # no spread between items: trials add no false precision
+    # No spread between items, yet 25 items carry finite information: never a zero width.
+    assert m.diff_ci == paired_rates_interval([Fraction(4, 5)] * 25, [1] * 25)
+    low, high = m.diff_ci
+    assert 0 < low < 0.2 < high < 0.4
     assert m.p_value == 2 / 2**25
     assert m.ids["mixed"] == tuple(f"q{i}" for i in range(25))  # moved by 1/5 < 1/2
 

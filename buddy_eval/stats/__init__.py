@@ -25,12 +25,14 @@ a p-value, an interval or the readiness rule means the same thing in both:
   exact test (:func:`reading`).
 
 - for repeated trials, items as the units: pass@k and pass^k, a sign-flip
-  test and a paired t interval on per-item differences, within-item variance
-  and whether more items or more trials help more.
+  test on per-item differences, Wilson and Newcombe intervals on mean item
+  rates (:func:`rate_interval`, :func:`paired_rates_interval`, exactly the
+  single-trial ones with one trial per item), within-item variance and
+  whether more items or more trials help more.
 
 One module per family: :mod:`.proportions` (the 2x2 table, McNemar, Wilson,
 Newcombe, bounds, readiness), :mod:`.ranks` (signed-rank, sign test, Holm),
-:mod:`.power` (exact power and sample size), :mod:`.reading`
+:mod:`.power` (exact power and sample size), :mod:`.interpretation`
 (non-inferiority, the reading rule), :mod:`.repeated` (repeated trials).
 Everything returns unrounded numbers (ints, Fractions, floats); only the
 views round, through :mod:`buddy_eval.formatting`. scipy is imported inside
@@ -54,6 +56,8 @@ from .ranks import SIGNED_RANK_EXACT_MAX, SignedRankResult, holm, sign_test, sig
 from .repeated import (
     ITEM_FLIP_EXACT_MAX_CELLS,
     ITEM_FLIP_MEET_MAX,
+    PAIRED_RATES_INTERVAL_METHOD,
+    RATE_INTERVAL_METHOD,
     SE_TIE_TOLERANCE,
     ItemDifferencesResult,
     TrialPlan,
@@ -63,9 +67,10 @@ from .repeated import (
     mean_pass_hat_k,
     more_trials_or_items,
     paired_item_differences_test,
-    paired_rate_interval,
+    paired_rates_interval,
     pass_at_k,
     pass_hat_k,
+    rate_interval,
     within_item_variance_share,
 )
 
@@ -95,7 +100,10 @@ __all__ = [
     "noninferiority_bound",
     "paired_diff_interval",
     "paired_item_differences_test",
-    "paired_rate_interval",
+    "PAIRED_RATES_INTERVAL_METHOD",
+    "RATE_INTERVAL_METHOD",
+    "paired_rates_interval",
+    "rate_interval",
     "pass_at_k",
     "pass_hat_k",
     "reading",

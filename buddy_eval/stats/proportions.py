@@ -98,14 +98,24 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     confidence = _check_open_unit("confidence", confidence)
     if n == 0:
         return (math.nan, math.nan)
-    z = _z(confidence)
-    p = successes / n
+    return wilson_score(Fraction(successes, n), n, _z(confidence))
+
+
+def wilson_score(p: Fraction, n: int, z: float) -> tuple[float, float]:
+    """The Wilson score interval of an observed share ``p`` (exact) over ``n`` units.
+
+    The one formula behind :func:`wilson_interval` (``p = successes / n``)
+    and the repeated-trials interval on a mean of item rates, where ``p`` is
+    that mean and ``n`` the number of items. ``p`` of exactly 0 or 1 gives
+    exactly 0 or 1 as that end.
+    """
+    share = float(p)
     scale = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / scale
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    centre = (share + z * z / (2 * n)) / scale
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / scale
     # Clamp the rounding dust at the ends: 0/n must give exactly 0 as its low end.
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
     return (low, high)
 
 
@@ -204,20 +214,42 @@ def paired_diff_interval(
     n = a + b + c + d
     if n == 0:
         return (math.nan, math.nan)
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson_interval(a + b, n, confidence)
-    l2, u2 = wilson_interval(a + c, n, confidence)
-    margins = (a + b) * (c + d) * (a + c) * (b + d)
-    cross = a * d - b * c
-    if margins == 0 or 0 <= cross <= n / 2:
+    # Sums of the candidate's and the baseline's outcomes, and of their products.
+    return newcombe_score(a + b, a + c, a, n, _z(confidence))
+
+
+def newcombe_score(
+    candidate_sum: Fraction | int,
+    baseline_sum: Fraction | int,
+    product_sum: Fraction | int,
+    n: int,
+    z: float,
+) -> tuple[float, float]:
+    """Newcombe's hybrid score interval from the sums of paired outcomes in [0, 1].
+
+    The one formula behind :func:`paired_diff_interval` (outcomes 0 or 1:
+    ``candidate_sum = a + b``, ``baseline_sum = a + c``, ``product_sum = a``)
+    and the repeated-trials interval on per-item rates. The cross term
+    ``A = n * product_sum - candidate_sum * baseline_sum`` and the margins
+    ``candidate_sum (n - candidate_sum) baseline_sum (n - baseline_sum)`` are
+    exact; with 0/1 outcomes they are ``ad - bc`` and the 2x2 table's
+    margins. Each version's interval is :func:`wilson_score` over ``n``.
+    """
+    p1, p2 = Fraction(candidate_sum, n), Fraction(baseline_sum, n)
+    l1, u1 = wilson_score(p1, n, z)
+    l2, u2 = wilson_score(p2, n, z)
+    margins = candidate_sum * (n - candidate_sum) * baseline_sum * (n - baseline_sum)
+    cross = n * product_sum - candidate_sum * baseline_sum
+    if margins == 0 or 0 <= cross <= Fraction(n, 2):
         phi = 0.0
-    elif cross > n / 2:
-        phi = (cross - n / 2) / math.sqrt(margins)
+    elif cross > Fraction(n, 2):
+        phi = (float(cross) - n / 2) / math.sqrt(margins)
     else:
-        phi = cross / math.sqrt(margins)
-    diff = p1 - p2
-    down = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
-    up = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+        phi = float(cross) / math.sqrt(margins)
+    f1, f2 = float(p1), float(p2)
+    diff = f1 - f2
+    down = (f1 - l1) ** 2 - 2 * phi * (f1 - l1) * (u2 - f2) + (u2 - f2) ** 2
+    up = (u1 - f1) ** 2 - 2 * phi * (u1 - f1) * (f2 - l2) + (f2 - l2) ** 2
     return (max(-1.0, diff - math.sqrt(max(down, 0.0))), min(1.0, diff + math.sqrt(max(up, 0.0))))
 
 

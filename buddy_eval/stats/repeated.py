@@ -15,7 +15,8 @@ from fractions import Fraction
 from numbers import Integral, Real
 
 from ..errors import InputError
-from ._checks import _check_count, _check_open_unit
+from ._checks import _check_count, _check_open_unit, _z
+from .proportions import newcombe_score, wilson_score
 
 
 def _check_trials(n, c, k) -> tuple[int, int, int]:
@@ -401,57 +402,140 @@ def paired_item_differences_test(diffs, alpha: float = 0.05) -> ItemDifferencesR
     return ItemDifferencesResult(statistic, p_value, m, len(values), method, alpha)
 
 
-def paired_rate_interval(diffs, confidence: float = 0.95) -> tuple[float, float]:
-    """Interval for the mean per-item difference, items as clusters.
+def _check_rates(rates, name: str) -> list[Fraction]:
+    """Per-item rates: real numbers in [0, 1], as exact Fractions (floats at their binary value)."""
+    try:
+        values = list(rates)
+    except TypeError:
+        raise InputError(f"{name} must be a list of rates in [0, 1], got {rates!r}") from None
+    exact = []
+    for index, value in enumerate(values):
+        if (
+            not isinstance(value, bool)
+            and isinstance(value, Real)
+            and (isinstance(value, (Integral, Fraction)) or math.isfinite(value))
+            and 0 <= value <= 1
+        ):
+            exact.append(value if isinstance(value, Fraction) else Fraction(value))
+            continue
+        raise InputError(
+            f"{name} must be rates in [0, 1] (an item's passing share of its trials), "
+            f"got {value!r} at position {index}"
+        )
+    return exact
 
-    The method is the **paired t on per-item differences, items as
-    clusters**. With repeated trials each item contributes one difference ``d_i =
-    rate_candidate_i - rate_baseline_i`` however many trials it has, so the
-    trials of an item (which are not independent) never count as separate
-    observations. With ``m`` items, mean ``dbar`` and sample standard
-    deviation ``s`` (``m - 1`` denominator)::
 
-        dbar -/+ t[(1 + confidence) / 2, m - 1] * s / sqrt(m)
+#: How the repeated-trials intervals are computed, as the views print it.
+RATE_INTERVAL_METHOD = "Wilson score on the mean item rate, items as the units"
+PAIRED_RATES_INTERVAL_METHOD = (
+    "Newcombe hybrid score on the mean item rates, items as the units"
+)
 
-    the t quantile from :func:`scipy.stats.t.ppf`. Each item weighs the
-    same, as in the gate's rate (the mean over items of ``k_i / n_i``).
+
+def rate_interval(rates, confidence: float = 0.95) -> tuple[float, float]:
+    """Interval for a version's mean item rate, items as the units.
+
+    With repeated trials the gate's rate is the mean over ``m`` items of each
+    item's passing share ``r_i = k_i / n_i``. Its interval is the **Wilson
+    score interval with the mean rate as the observed share and the items as
+    the units** (``n = m``)::
+
+        p = mean(r_i);  (centre -/+ half) as in wilson_interval(p * m, m)
+
+    Why the items and not the trials: trials of one item are not
+    independent, so ``m`` items never carry more information than ``m``
+    independent outcomes. The interval's variance ``p (1 - p) / m`` is an
+    upper bound of the variance of the mean of rates in [0, 1] (their
+    spread ``var(r_i)`` is at most ``p (1 - p)``), so the interval is honest
+    whatever the trials show: it never has zero width for ``m >= 1``, even
+    when every item passes every trial, and with one trial per item (rates
+    0 or 1) it *is* :func:`~buddy_eval.stats.wilson_interval` over the items.
 
     Parameters
     ----------
-    diffs : iterable of real numbers
-        Per-item differences in [-1, 1]: ints, Fractions or finite floats.
+    rates : iterable of real numbers
+        Per-item rates in [0, 1]: ints, Fractions (exact) or finite floats.
     confidence : float
         Two-sided confidence level (default 0.95).
 
     Returns
     -------
     tuple of float
-        ``(low, high)``, clamped to [-1, 1]; ``(nan, nan)`` with fewer than
-        2 items; ``(dbar, dbar)``, a degenerate interval, when every
-        difference is the same (``s`` is 0: the items show no spread to
-        estimate one from).
+        ``(low, high)`` in [0, 1]; ``(nan, nan)`` when there is no item.
 
     Examples
     --------
-    >>> low, high = paired_rate_interval([0, 0.5, 0.25, -0.25, 0.5])
-    >>> round(low, 4), round(high, 4)
-    (-0.2047, 0.6047)
+    Ten items, every trial passing: the interval is the one of 10 of 10.
+
+    >>> low, high = rate_interval([1] * 10)
+    >>> round(low, 4), high
+    (0.7225, 1.0)
     """
     confidence = _check_open_unit("confidence", confidence)
-    values = _check_item_diffs(diffs)
-    m = len(values)
-    if m < 2:
+    values = _check_rates(rates, "rates")
+    if not values:
         return (math.nan, math.nan)
-    floats = [float(value) for value in values]
-    mean = math.fsum(floats) / m
-    if all(value == values[0] for value in values):
-        mean = float(values[0])
-        return (mean, mean)
-    sd = math.sqrt(math.fsum((x - mean) ** 2 for x in floats) / (m - 1))
-    from scipy.stats import t
+    return wilson_score(sum(values, Fraction(0)) / len(values), len(values), _z(confidence))
 
-    half = float(t.ppf(1 - (1 - confidence) / 2, m - 1)) * sd / math.sqrt(m)
-    return (max(-1.0, mean - half), min(1.0, mean + half))
+
+def paired_rates_interval(
+    baseline_rates, candidate_rates, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Interval for the mean per-item rate difference (candidate minus baseline).
+
+    **Newcombe's hybrid score interval on the mean item rates, items as the
+    units**: each version's mean rate gets :func:`rate_interval` (Wilson
+    over the ``m`` items) and the two are combined as in
+    :func:`~buddy_eval.stats.paired_diff_interval` (Newcombe 1998, method
+    10), with the correlation estimated from the item rates ``x_i``
+    (baseline) and ``y_i`` (candidate)::
+
+        A = m * sum(x_i y_i) - sum(x_i) * sum(y_i)
+        phi = (A - m/2) / sqrt(sum(y)(m - sum(y)) sum(x)(m - sum(x)))   if A > m/2
+              0                                                        if 0 <= A <= m/2
+              A / sqrt(...)                                            if A < 0
+
+    With one trial per item these are exactly the 2x2 table's ``ad - bc``
+    and margins, so the interval *is* the single-trial Newcombe interval.
+    ``A`` and the sums are exact. The interval never has zero width for
+    ``m >= 1`` (the Wilson ends always differ and ``phi < 1``), so items
+    that all agree (every trial passing in both versions) give an honest
+    interval around 0, not ``[0, 0]``.
+
+    Parameters
+    ----------
+    baseline_rates, candidate_rates : iterables of real numbers
+        Per-item rates in [0, 1], the same items in the same order.
+    confidence : float
+        Two-sided confidence level (default 0.95).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)`` in [-1, 1]; ``(nan, nan)`` when there is no item.
+
+    Examples
+    --------
+    Twenty-five items, every trial passing in both versions:
+
+    >>> low, high = paired_rates_interval([1] * 25, [1] * 25)
+    >>> round(low, 4), round(high, 4)
+    (-0.1332, 0.1332)
+    """
+    confidence = _check_open_unit("confidence", confidence)
+    x = _check_rates(baseline_rates, "baseline_rates")
+    y = _check_rates(candidate_rates, "candidate_rates")
+    if len(x) != len(y):
+        raise InputError(
+            f"baseline_rates and candidate_rates must pair the same items, got {len(x)} "
+            f"and {len(y)} rates"
+        )
+    if not x:
+        return (math.nan, math.nan)
+    products = sum((a * b for a, b in zip(x, y, strict=True)), Fraction(0))
+    return newcombe_score(
+        sum(y, Fraction(0)), sum(x, Fraction(0)), products, len(x), _z(confidence)
+    )
 
 
 @dataclass(frozen=True)
@@ -476,12 +560,22 @@ class VarianceComponents:
     between: float
     n_items: int
     trials_per_item: float
+    exact_within: Fraction | None = None
+    exact_between: Fraction | None = None
+
+    @property
+    def exact_share(self) -> Fraction | None:
+        """``within / (within + between)`` exactly, in [0, 1]; None when both are 0."""
+        within = Fraction(self.within) if self.exact_within is None else self.exact_within
+        between = Fraction(self.between) if self.exact_between is None else self.exact_between
+        total = within + between
+        return within / total if total > 0 else None
 
     @property
     def share(self) -> float | None:
-        """``within / (within + between)`` in [0, 1]; None when both are 0."""
-        total = self.within + self.between
-        return self.within / total if total > 0 else None
+        """:attr:`exact_share` as a float."""
+        share = self.exact_share
+        return None if share is None else float(share)
 
 
 def item_variance_components(trials) -> VarianceComponents | None:
@@ -554,7 +648,9 @@ def item_variance_components(trials) -> VarianceComponents | None:
     ) / (m - 1)
     mean_inverse = sum(Fraction(count, n) for (n, _), count in counted.items()) / m
     between = max(Fraction(0), var_rates - within * mean_inverse)
-    return VarianceComponents(float(within), float(between), m, float(1 / mean_inverse))
+    return VarianceComponents(
+        float(within), float(between), m, float(1 / mean_inverse), within, between
+    )
 
 
 def within_item_variance_share(trials) -> float | None:
@@ -605,15 +701,15 @@ class TrialPlan:
         Projected standard error with the same items, twice the trials.
     recommendation : str
         ``"more items"`` or ``"either"``.
-    text : str
-        One line for a report.
+
+    The views word it (:func:`buddy_eval.formatting.format_trial_plan`),
+    rounding the standard errors by the one rounding policy.
     """
 
     se_current: float
     se_more_items: float
     se_more_trials: float
     recommendation: str
-    text: str
 
 
 def _check_variance(name: str, value) -> float:
@@ -660,16 +756,14 @@ def more_trials_or_items(within_var, between_var, n_items, n_trials) -> TrialPla
     Returns
     -------
     TrialPlan
-        ``se_current``, ``se_more_items``, ``se_more_trials``,
-        ``recommendation`` and a one-line ``text``.
+        ``se_current``, ``se_more_items``, ``se_more_trials`` and
+        ``recommendation``.
 
     Examples
     --------
     >>> plan = more_trials_or_items(0.1, 0.05, 50, 4)
-    >>> plan.recommendation
-    'more items'
-    >>> plan.text
-    'doubling items narrows the interval more than doubling trials (SE 0.027 vs 0.035)'
+    >>> plan.recommendation, round(plan.se_more_items, 4), round(plan.se_more_trials, 4)
+    ('more items', 0.0274, 0.0354)
     """
     within = _check_variance("within_var", within_var)
     between = _check_variance("between_var", between_var)
@@ -685,16 +779,5 @@ def more_trials_or_items(within_var, between_var, n_items, n_trials) -> TrialPla
     se_current = math.sqrt(between / m + within / (m * n))
     se_items = math.sqrt(between / (2 * m) + within / (2 * m * n))
     se_trials = math.sqrt(between / m + within / (2 * m * n))
-    if se_trials - se_items <= SE_TIE_TOLERANCE * se_items:
-        recommendation = "either"
-        text = (
-            f"doubling items or trials narrows the interval about as much "
-            f"(SE {se_items:.3f} vs {se_trials:.3f})"
-        )
-    else:
-        recommendation = "more items"
-        text = (
-            f"doubling items narrows the interval more than doubling trials "
-            f"(SE {se_items:.3f} vs {se_trials:.3f})"
-        )
-    return TrialPlan(se_current, se_items, se_trials, recommendation, text)
+    tie = se_trials - se_items <= SE_TIE_TOLERANCE * se_items
+    return TrialPlan(se_current, se_items, se_trials, "either" if tie else "more items")
