@@ -132,6 +132,23 @@ class Decision:
             for c in self.checks
         )
 
+    def status(self, metric: str, measured: bool = True) -> str:
+        """What blocks the release on ``metric``, in the words every view shows.
+
+        ``below threshold``, ``regression`` (the exact comparison or the
+        non-inferiority rule), both joined by ``; ``, ``integrity
+        violations``; else ``ok``, or ``not measured`` when the golden set
+        has no item of the metric's type.
+        """
+        if metric == "violations":
+            return "integrity violations" if self.blocks("violations") else "ok"
+        found = [
+            short
+            for kind, short in (("threshold", "below threshold"), ("regression", "regression"))
+            if self.blocks(metric, kind)
+        ]
+        return "; ".join(found) if found else ("ok" if measured else "not measured")
+
     @property
     def verdict(self) -> str:
         """The canonical last line: ``RELEASE`` or ``BLOCK: reason; reason``."""

@@ -322,31 +322,8 @@ def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
 
 
 def metric_status(decision, metric: str, measured: bool = True) -> str:
-    """What blocks the release on ``metric``, read from the decision's checks.
-
-    Parameters
-    ----------
-    decision : Decision
-    metric : str
-        A rate metric or ``violations``.
-    measured : bool
-        The golden set has an item of the metric's type.
-
-    Returns
-    -------
-    str
-        ``below threshold``, ``regression`` (the exact comparison or the
-        non-inferiority rule), both joined by ``; ``, ``integrity
-        violations``; else ``ok``, or ``not measured``.
-    """
-    if metric == "violations":
-        return "integrity violations" if decision.blocks("violations") else "ok"
-    found = [
-        short
-        for kind, short in (("threshold", "below threshold"), ("regression", "regression"))
-        if decision.blocks(metric, kind)
-    ]
-    return "; ".join(found) if found else ("ok" if measured else "not measured")
+    """What blocks the release on ``metric``: :meth:`buddy_eval.Decision.status`."""
+    return decision.status(metric, measured)
 
 
 def metrics_table(evaluation) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import sys
 from importlib.abc import MetaPathFinder
+from pathlib import Path
 
 from ..errors import InputError
 from .output import (
@@ -19,8 +20,10 @@ from .output import (
     PROG,
     ArgumentParser,
     add_label_arguments,
+    check_output_path,
     error,
     warn,
+    write_atomic,
     write_stdout,
 )
 
@@ -98,10 +101,23 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "markdown"),
         default="text",
         help="text (default): the three lines; json: one JSON object with the figures, the "
-        "decision and the full comparison instead (--details is then implied)",
+        "decision and the full comparison instead (--details is then implied); markdown: a "
+        "GitHub-flavoured summary (verdict, metrics, changed items, statistics)",
+    )
+    parser.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="also write the Markdown summary to PATH (e.g. \"$GITHUB_STEP_SUMMARY\" is "
+        "appended to by the shell, see the docs); written atomically",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="PATH",
+        help="also write a JUnit XML report to PATH: one test case per check of the decision "
+        "and per golden item; written atomically",
     )
     parser.add_argument(
         "--min-paired",
@@ -192,11 +208,18 @@ def run(argv: list[str], lean: bool = False) -> int:
 
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
+    outputs = {"markdown": args.markdown, "junit": args.junit}
     try:
+        _check_outputs(args.input, outputs)
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
-        plain = args.format == "text" and not args.details and args.rule == "exact"
+        plain = (
+            args.format == "text"
+            and not args.details
+            and args.rule == "exact"
+            and not any(outputs.values())
+        )
         with _without_pandas(lean and plain):
             evaluation = evaluate(
                 args.input, args.baseline, args.candidate, settings, trials=args.trials
@@ -207,6 +230,10 @@ def run(argv: list[str], lean: bool = False) -> int:
             from ..json_report import dumps, json_report
 
             text = dumps(json_report(evaluation))
+        elif args.format == "markdown":
+            from ..markdown_report import markdown_report
+
+            text = markdown_report(evaluation).rstrip("\n")
         elif args.details:
             from ..details import details
 
@@ -215,4 +242,26 @@ def run(argv: list[str], lean: bool = False) -> int:
         return error(str(exc))
     warn(evaluation.warnings)
     write_stdout(text + "\n")
+    # The files come after the verdict: a file that cannot be written ends the
+    # run with "could not finish" (3), never with a verdict it did not reach.
+    if args.markdown:
+        from ..markdown_report import markdown_report
+
+        write_atomic(Path(args.markdown), markdown_report(evaluation))
+    if args.junit:
+        from ..junit_report import junit_report
+
+        write_atomic(Path(args.junit), junit_report(evaluation))
     return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
+
+
+def _check_outputs(input_path: str, outputs: dict[str, str | None]) -> None:
+    """Refuse --markdown / --junit paths that are not regular files, or any file read."""
+    named = {kind: path for kind, path in outputs.items() if path}
+    reads = [("the input file", None if input_path == "-" else input_path)]
+    for path in named.values():
+        check_output_path(Path(path), reads)
+    if len(named) == 2 and (
+        Path(named["markdown"]).resolve() == Path(named["junit"]).resolve()
+    ):
+        raise InputError("--markdown and --junit name the same file; give each its own")
