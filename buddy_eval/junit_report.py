@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .decision import Check
     from .evaluation import Evaluation
 
-__all__ = ["junit_report", "xml_text"]
+__all__ = ["junit_document", "junit_report", "junit_suite", "xml_text"]
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -67,7 +67,8 @@ def _compared(check: Check, baseline: str, candidate: str) -> str:
     )
 
 
-def _suite(parent, name: str, cases: list[ElementTree.Element]) -> None:
+def junit_suite(parent: ElementTree.Element, name: str, cases: list[ElementTree.Element]) -> None:
+    """Add a ``testsuite`` of ``cases`` to ``parent``, with its counts."""
     failures = sum(1 for c in cases if c.find("failure") is not None)
     skipped = sum(1 for c in cases if c.find("skipped") is not None)
     suite = ElementTree.SubElement(
@@ -156,8 +157,13 @@ def junit_report(evaluation: Evaluation) -> str:
         counts. See the module docstring for the mapping.
     """
     root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval {evaluation.candidate}"))
-    _suite(root, "gate", _gate_cases(evaluation))
-    _suite(root, "golden items", _item_cases(evaluation))
+    junit_suite(root, "gate", _gate_cases(evaluation))
+    junit_suite(root, "golden items", _item_cases(evaluation))
+    return junit_document(root)
+
+
+def junit_document(root: ElementTree.Element) -> str:
+    """The ``testsuites`` root, its totals summed over its suites, as an XML document."""
     for total in ("tests", "failures", "errors", "skipped"):
         root.set(total, str(sum(int(s.get(total, "0")) for s in root)))
     ElementTree.indent(root)

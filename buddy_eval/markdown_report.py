@@ -30,7 +30,7 @@ from .vocabulary import RATE_METRICS
 if TYPE_CHECKING:
     from .evaluation import Evaluation
 
-__all__ = ["markdown_escape", "markdown_report"]
+__all__ = ["markdown_escape", "markdown_report", "markdown_row"]
 
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _WHERE_LISTED = "full list: `--details` or `--format json`"
@@ -69,7 +69,8 @@ def _ids(ids) -> str:
     return shown + (f" and {more} more ({_WHERE_LISTED})" if more > 0 else "")
 
 
-def _row(cells) -> str:
+def markdown_row(cells) -> str:
+    """One row of a Markdown table (cells already escaped)."""
     return "| " + " | ".join(cells) + " |"
 
 
@@ -106,11 +107,11 @@ def markdown_report(evaluation: Evaluation) -> str:
     source = markdown_escape(evaluation.data.source)
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
     lines.append(f"Input {source}{trials if evaluation.has_trials else ''}.")
-    lines += ["", _row(["metric", b, c, "threshold", "status"]), _row(["---"] * 5)]
+    lines += ["", markdown_row(["metric", b, c, "threshold", "status"]), markdown_row(["---"] * 5)]
     for metric in RATE_METRICS:
         m = paired[metric]
         lines.append(
-            _row([
+            markdown_row([
                 metric,
                 format_rate(m.baseline.gate),
                 format_rate(m.candidate.gate),
@@ -120,7 +121,7 @@ def markdown_report(evaluation: Evaluation) -> str:
         )  # fmt: skip
     bounds = paired.violations
     lines.append(
-        _row([
+        markdown_row([
             "violations",
             str(bounds[0].violations),
             str(bounds[1].violations),
@@ -145,13 +146,13 @@ def markdown_report(evaluation: Evaluation) -> str:
         "",
         f"Paired over the items with a result in both versions; {level}% intervals.",
         "",
-        _row(["metric", "difference", "interval", "p", "Holm p", "reading"]),
-        _row(["---"] * 6),
+        markdown_row(["metric", "difference", "interval", "p", "Holm p", "reading"]),
+        markdown_row(["---"] * 6),
     ]
     for m in paired.metrics:
         if m.ready and m.diff_ci is not None and m.reading is not None:
             lines.append(
-                _row([
+                markdown_row([
                     m.metric,
                     format_diff(m.diff),
                     format_interval(*m.diff_ci, signed=True),
@@ -162,7 +163,7 @@ def markdown_report(evaluation: Evaluation) -> str:
             )  # fmt: skip
         else:
             note = readiness_note(m, settings.min_paired) or "not ready"
-            lines.append(_row([m.metric, format_diff(m.diff), "-", "-", "-", note]))
+            lines.append(markdown_row([m.metric, format_diff(m.diff), "-", "-", "-", note]))
     if evaluation.warnings:
         lines += ["", f"{format_count(len(evaluation.warnings), 'warning')} on stderr."]
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ from .output import (
     PROG,
     ArgumentParser,
     add_label_arguments,
-    check_output_path,
+    check_ci_outputs,
     error,
     warn,
     write_atomic,
@@ -208,9 +208,12 @@ def run(argv: list[str], lean: bool = False) -> int:
 
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
-    outputs = {"markdown": args.markdown, "junit": args.junit}
     try:
-        _check_outputs(args.input, outputs)
+        check_ci_outputs(
+            args.markdown,
+            args.junit,
+            [("the input file", None if args.input == "-" else args.input)],
+        )
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
@@ -218,7 +221,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             args.format == "text"
             and not args.details
             and args.rule == "exact"
-            and not any(outputs.values())
+            and not (args.markdown or args.junit)
         )
         with _without_pandas(lean and plain):
             evaluation = evaluate(
@@ -253,15 +256,3 @@ def run(argv: list[str], lean: bool = False) -> int:
 
         write_atomic(Path(args.junit), junit_report(evaluation))
     return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
-
-
-def _check_outputs(input_path: str, outputs: dict[str, str | None]) -> None:
-    """Refuse --markdown / --junit paths that are not regular files, or any file read."""
-    named = {kind: path for kind, path in outputs.items() if path}
-    reads = [("the input file", None if input_path == "-" else input_path)]
-    for path in named.values():
-        check_output_path(Path(path), reads)
-    if len(named) == 2 and (
-        Path(named["markdown"]).resolve() == Path(named["junit"]).resolve()
-    ):
-        raise InputError("--markdown and --junit name the same file; give each its own")

@@ -274,6 +274,25 @@ def check_output_path(
         raise InputError(f"cannot write: no directory {str(parent)!r}", source=name)
 
 
+def check_ci_outputs(
+    markdown: str | None,
+    junit: str | None,
+    reads: Sequence[tuple[str, str | os.PathLike[str] | None]],
+) -> None:
+    """Check the ``--markdown`` and ``--junit`` paths (:func:`check_output_path`), and apart.
+
+    Raises
+    ------
+    InputError
+        A path :func:`check_output_path` refuses, or both options naming one file.
+    """
+    for path in (markdown, junit):
+        if path:
+            check_output_path(Path(path), reads)
+    if markdown and junit and Path(markdown).resolve() == Path(junit).resolve():
+        raise InputError("--markdown and --junit name the same file; give each its own")
+
+
 #: The signals that end a run with :data:`EXIT_COULD_NOT_FINISH` and one line.
 STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)

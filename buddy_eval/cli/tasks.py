@@ -8,9 +8,20 @@ stdout). Nothing is run, no model is called: the records are read as given.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..errors import InputError
-from .output import EXIT_RELEASE, EXIT_STATUS_HELP, PROG, ArgumentParser, error, warn, write_stdout
+from .output import (
+    EXIT_RELEASE,
+    EXIT_STATUS_HELP,
+    PROG,
+    ArgumentParser,
+    check_ci_outputs,
+    error,
+    warn,
+    write_atomic,
+    write_stdout,
+)
 
 __all__ = ["parser", "run"]
 
@@ -62,9 +73,19 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--label-b", default="B", metavar="Y", help="label of run B (default: B)")
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "markdown"),
         default="text",
-        help="text (default): the readable comparison; json: one JSON object instead",
+        help="text (default): the readable comparison; json: one JSON object instead; "
+        "markdown: a GitHub-flavoured summary",
+    )
+    parser.add_argument(
+        "--markdown", metavar="PATH", help="also write the Markdown summary to PATH (atomically)"
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="PATH",
+        help="also write a JUnit XML report to PATH: one test case per check of run B's "
+        "records and per paired task (atomically)",
     )
     parser.add_argument(
         "--json",
@@ -79,15 +100,31 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     """Run ``buddy-eval tasks`` with ``argv`` (the arguments after ``tasks``); return the status."""
     args = parser().parse_args(argv)
+    from ..tasks.ci_views import comparison_junit, comparison_markdown
     from ..tasks.comparison import compare_runs
 
     as_json = args.format == "json"
     try:
+        reads = [
+            ("the golden file", args.golden),
+            ("the run A file", args.run_a),
+            ("the run B file", args.run_b),
+        ]
+        check_ci_outputs(args.markdown, args.junit, reads)
         comparison = compare_runs(args.golden, args.run_a, args.run_b, args.label_a, args.label_b)
-        text = comparison.to_json() if as_json else comparison.report()
+        if as_json:
+            text = comparison.to_json()
+        elif args.format == "markdown":
+            text = comparison_markdown(comparison).rstrip("\n")
+        else:
+            text = comparison.report()
     except InputError as exc:
         return error(str(exc))
     if not as_json:
         warn(comparison.warnings)
     write_stdout(text + "\n")
+    if args.markdown:
+        write_atomic(Path(args.markdown), comparison_markdown(comparison))
+    if args.junit:
+        write_atomic(Path(args.junit), comparison_junit(comparison))
     return EXIT_RELEASE

@@ -1,0 +1,73 @@
+"""The tasks comparison as Markdown and JUnit, read back with real parsers."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from junitparser import Failure, JUnitXml, Skipped
+from markdown_it import MarkdownIt
+
+from buddy_eval.tasks import compare_runs
+from buddy_eval.tasks.ci_views import comparison_junit, comparison_markdown
+from tests.conftest import DATA, run_cli
+
+FILES = [DATA / "golden-tasks.example.json", DATA / "run-a.example.json",
+         DATA / "run-b.example.json"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def comparison():
+    return compare_runs(*FILES, "tutor-v1", "tutor|v2")
+
+
+def test_the_junit_counts_equal_the_outcomes_and_the_pairs(comparison, tmp_path):
+    path = tmp_path / "r.xml"
+    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    checks, paired = list(JUnitXml.fromfile(str(path)))
+    assert checks.name == "checks tutor|v2" and paired.name == "paired tasks"
+    b = comparison.outcomes[comparison.outcomes["run"] == "tutor|v2"]
+    assert checks.tests == len(b)
+    assert checks.failures == int((b["outcome"] == "fail").sum())
+    assert checks.skipped == int((b["outcome"] == "unknown").sum())
+    pairs = comparison.pairs
+    assert paired.tests == len(pairs)
+    assert paired.skipped == int((~pairs["both_scored"]).sum())
+    lost = sorted(pairs.loc[pairs["change"] == "loss", "golden_id"])
+    assert sorted(c.name for c in paired if any(isinstance(r, Failure) for r in c.result)) == lost
+    assert paired.failures == comparison.paired.losses
+    for case in paired:
+        if any(isinstance(r, Skipped) for r in case.result):
+            assert case.name in set(pairs.loc[~pairs["both_scored"], "golden_id"])
+
+
+def test_the_markdown_tables_equal_the_json_numbers(comparison):
+    import json
+
+    from tests.test_markdown_report import _Tables
+
+    text = comparison_markdown(comparison)
+    page = _Tables()
+    page.feed(MarkdownIt("commonmark").enable("table").render(text))
+    runs, paired_table = page.tables
+    report = json.loads(comparison.to_json())
+    paired = report["paired"]
+    row = paired_table[1]
+    assert [int(c) for c in row[1:4]] == [paired["wins"], paired["ties"], paired["losses"]]
+    assert row[0] == "-0.010" and paired["mean_delta"] == pytest.approx(-0.01)
+    for table_row, summary in zip(runs[1:], report["runs"].values(), strict=True):
+        assert int(table_row[1]) == summary["n"] and int(table_row[2]) == summary["scored_n"]
+    assert text.startswith("## Buddy golden tasks: tutor\\|v2 against tutor\\-v1\n")
+    assert "**tutor\\|v2 lower**: jv\\-12, jv\\-18, jv\\-23" in text
+
+
+def test_the_tasks_files_are_written_beside_the_report(tmp_path):
+    args = ["tasks", "--golden", FILES[0], "--run-a", FILES[1], "--run-b", FILES[2]]
+    plain = run_cli(*args)
+    done = run_cli(*args, "--markdown", tmp_path / "t.md", "--junit", tmp_path / "t.xml")
+    assert (done.returncode, done.stdout, done.stderr) == (0, plain.stdout, plain.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["t.md", "t.xml"]
+    markdown = run_cli(*args, "--format", "markdown")
+    assert markdown.stdout.decode() == (tmp_path / "t.md").read_text(encoding="utf-8")
+    refused = run_cli(*args, "--junit", FILES[2])
+    assert refused.returncode == 2 and b"is the run B file this run reads" in refused.stderr
