@@ -26,6 +26,7 @@ run: $(VENV)/.installed-run
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory docs
 
@@ -33,6 +34,7 @@ test: $(VENV)/.installed-dev
 # waits, per-case command-line sweeps), on every core: about a minute on two cores.
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not slow" -n auto -p no:nbval -o addopts="-ra --strict-markers" tests
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -63,6 +65,7 @@ figures: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev
 	$(BIN)/ruff format .

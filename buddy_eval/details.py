@@ -21,6 +21,7 @@ from .formatting import (
     format_trial_plan,
 )
 from .paired import MetricComparison, PairedComparison, VersionRate
+from .trials import TrialComparison
 from .vocabulary import MISSING_COUNTS_AS_FAILED
 
 __all__ = ["details", "format_details"]
@@ -64,12 +65,13 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
         if m.ids[change]:
             lines.append(f"  {change:<12} {format_id_list(m.ids[change])}")
     if trials is not None:
-        lines += _trial_lines(m, paired)
+        lines += _trial_lines(trials)
     alpha = settings.alpha
     test = "test" if trials is not None else "McNemar"
-    if m.ready:
+    if m.ready and m.diff_ci is not None and m.reading is not None:
+        low, high = m.diff_ci
         lines.append(
-            f"  difference   {format_diff(m.diff)} {format_interval(*m.diff_ci, signed=True)} "
+            f"  difference   {format_diff(m.diff)} {format_interval(low, high, signed=True)} "
             f"({cand} - {base}, paired; {m.diff_method})"
         )
         how = "exact, two-sided" if trials is None else m.test_method
@@ -118,8 +120,7 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
     return lines
 
 
-def _trial_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
-    trials = m.trials
+def _trial_lines(trials: TrialComparison) -> list[str]:
     b, c = trials.baseline, trials.candidate
     lines = []
     if trials.flaky_ids:
@@ -153,8 +154,9 @@ def _sensitivity(case, alpha: float) -> str:
     text = f"{format_diff(case.diff)}"
     if case.diff_ci is None:
         return text + f" ({format_count(case.n, 'paired item')}; not ready)"
+    low, high = case.diff_ci
     return (
-        f"{text} {format_interval(*case.diff_ci, signed=True)}, p "
+        f"{text} {format_interval(low, high, signed=True)}, p "
         f"{format_p_value(case.p_value, alpha)}, {_SHORT_READING[case.reading[0]]}"
     )
 

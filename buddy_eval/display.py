@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .formatting import (
     NO_MATH,
@@ -321,6 +321,11 @@ def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
     return out
 
 
+def _ends(ci: tuple[float, float] | None) -> tuple[float, float]:
+    """An interval's two ends; NaN (printed ``n/a``) when there is none."""
+    return ci if ci is not None else (float("nan"), float("nan"))
+
+
 def metric_status(decision, metric: str, measured: bool = True) -> str:
     """What blocks the release on ``metric``: :meth:`buddy_eval.Decision.status`."""
     return decision.status(metric, measured)
@@ -406,7 +411,7 @@ def metrics_table(evaluation) -> pd.DataFrame:
         metric_status(decision, "violations"),
     )
     index = pd.Index(list(METRICS), name="metric")
-    data = {}
+    data: dict[str, Any] = {}
     for k, column in enumerate(_COUNT_COLUMNS):
         data[column] = pd.array([rows[m][0][k] for m in METRICS], dtype="int64")
     for k, column in enumerate(_RATE_COLUMNS):
@@ -636,7 +641,9 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "mixed": str(len(m.ids.get("mixed", ()))),
                 "missing": str(m.missing),
                 "difference": "-" if m.diff is None else format_diff(m.diff),
-                "interval": "-" if m.diff_ci is None else format_interval(*m.diff_ci, signed=True),
+                "interval": "-"
+                if m.diff_ci is None
+                else format_interval(*_ends(m.diff_ci), signed=True),
                 "p": _p_cell(m.p_value, alpha),
                 "Holm p": _p_cell(m.p_holm, alpha),
                 "reading": "-" if m.reading is None else m.reading[1],
@@ -728,7 +735,7 @@ def source_table(evaluation) -> pd.DataFrame:
             values[metric] = (b, c, c - b)
         exact[source] = values
     order = sorted(exact, key=lambda s: (min(v[2] for v in exact[s].values()), s))
-    data = {
+    data: dict[str, Any] = {
         "required_source": pd.Series(order, dtype="str"),
         **{
             k: pd.array([grouped[s][k] for s in order], dtype="int64")
@@ -804,7 +811,8 @@ def _change_words(m, paired) -> str:
     code, words = m.reading
     return (
         f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
-        f"{format_interval(*m.diff_ci, signed=True)}, Holm p {format_p_value(m.p_holm, alpha)} "
+        f"{format_interval(*_ends(m.diff_ci), signed=True)}, "
+        f"Holm p {format_p_value(m.p_holm, alpha)} "
         f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
     )
 

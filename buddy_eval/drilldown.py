@@ -153,9 +153,12 @@ def trial_answers(evaluation, item_id=None) -> pd.DataFrame:
         {
             "item_id": pd.Series(golden.item_id.take(item).to_pylist(), dtype="str"),
             "item_type": pd.Categorical.from_codes(
-                np.where(is_answer, 0, 1).astype(np.int8), categories=list(ITEM_TYPES)
+                np.where(is_answer, 0, 1).astype(np.int8),
+                dtype=pd.CategoricalDtype(list(ITEM_TYPES)),
             ),
-            "version": pd.Categorical.from_codes(version.astype(np.int8), categories=versions),
+            "version": pd.Categorical.from_codes(
+                version.astype(np.int8), dtype=pd.CategoricalDtype(list(versions))
+            ),
             "trial": trial.astype(np.int64),
             "passed": passed.astype(bool),
             "violation": violation.astype(bool),

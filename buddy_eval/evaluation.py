@@ -200,7 +200,7 @@ class Evaluation:
             self.data.golden_columns.item_id,
             self.values(self.baseline),
             self.values(self.candidate),
-            tuple(violations),
+            (violations[0], violations[1]),
             self.baseline,
             self.candidate,
             self.settings,

@@ -223,7 +223,7 @@ def render_report(
         except (CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError, OSError) as exc:
             # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
             raise CouldNotFinishError(
-                f"the release notebook could not run: {type(exc).__name__}: {_one_line(exc)}",
+                f"the release notebook could not run: {type(exc).__name__}: {_one_line(str(exc))}",
                 source=str(notebook),
             ) from None
     body = export_body(executed, with_code=with_code)

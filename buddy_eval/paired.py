@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -176,20 +176,21 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
     labels = changes[0].labels if changes else CHANGES
     frame = pd.DataFrame(
         {
-            "metric": pd.Categorical.from_codes(metric, categories=list(RATE_METRICS)),
+            "metric": pd.Categorical.from_codes(
+                metric, dtype=pd.CategoricalDtype(list(RATE_METRICS))
+            ),
             "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
             "baseline_pass": nullable("baseline_pass", "baseline_present"),
             "candidate_pass": nullable("candidate_pass", "candidate_present"),
             "change": pd.Categorical.from_codes(
-                np.concatenate([c.change for c in changes]), categories=list(labels)
+                np.concatenate([c.change for c in changes]), dtype=pd.CategoricalDtype(list(labels))
             ),
         }
     )
-    if not changes or changes[0].trials is None:
+    trials = [c.trials for c in changes if c.trials is not None]
+    if not changes or len(trials) < len(changes):
         return frame
-    base_n, base_k, cand_n, cand_k = (
-        np.concatenate([c.trials[j] for c in changes]) for j in range(4)
-    )
+    base_n, base_k, cand_n, cand_k = (np.concatenate([t[j] for t in trials]) for j in range(4))
 
     def rate(k, n):
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -555,13 +556,15 @@ def compare_versions(
             observed_discordance = table.discordant / table.n if ready else None
             # The sample size assumes at least the drop itself is discordant (a drop of
             # 5 points needs at least 5% of items to change); this is the share it uses.
-            discordance = max(
+            discordance: float | None = max(
                 DEFAULT_DISCORDANCE if observed_discordance is None else observed_discordance,
                 float(settings.drop),
             )
             required_n = (
-                required_paired_n_exact(discordance, settings.drop, settings.alpha, settings.power)
-                if measured
+                required_paired_n_exact(
+                    float(discordance), settings.drop, settings.alpha, settings.power
+                )
+                if measured and discordance is not None
                 else None
             )
             sensitivity = None
@@ -594,7 +597,8 @@ def compare_versions(
             )
             ready = is_ready(trial.n_items, settings.min_paired)
             diff_ci, p_value = trial.diff_ci, trial.p_value
-            discordance = required_n = observed_discordance = None
+            discordance = observed_discordance = None
+            required_n = None
             base_rates, cand_rates = paired_rates(*c.trials)
             sensitivity = None
             if missing and measured:
@@ -642,7 +646,7 @@ def compare_versions(
         )
     adjusted = holm([m.p_value for m in metrics])
     metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
-    bounds = tuple(
+    base_bound, cand_bound = (
         ViolationBound(
             version,
             k,
@@ -651,7 +655,9 @@ def compare_versions(
         )
         for version, (k, n) in zip((baseline, candidate), violation_counts, strict=True)
     )
-    return PairedComparison(baseline, candidate, settings, tuple(metrics), bounds)
+    return PairedComparison(
+        baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound)
+    )
 
 
 _COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
@@ -783,7 +789,8 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
         values[np.isnan(out[column].to_numpy(dtype=float))] = pd.NA
         out[column] = values
     out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
-    out["required_n"] = pd.array([r["required_n"] for r in rows], dtype="Int64")
+    required: list[int | None] = [cast("int | None", r["required_n"]) for r in rows]
+    out["required_n"] = pd.array(required, dtype="Int64")
     for column in ("reading", "diff_method", "p_value_method", "note"):
         out[column] = pd.Series([r[column] for r in rows], dtype="str")
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -37,7 +37,9 @@ from .plot_base import LITERAL, literal_axes, literal_legend, new_axes
 from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.artist import Artist
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "GRID_CHECKS",
@@ -167,7 +169,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     versions = (evaluation.baseline, evaluation.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
-    handles = []
+    handles: list[Artist] = []
     for j, version in enumerate(versions):
         offset = (j - 0.5) * width
         bound = paired.violations[j]
@@ -413,15 +415,16 @@ def plot_item_grid(
         ax.axvline(xpos, color="white", linewidth=4)
 
     ax.xaxis.tick_top()
-    labels = [f"{version}\n{check}" for version, check in outcomes.columns]
+    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
+    labels = [f"{version}\n{check}" for version, check in columns]
     ax.set_xticks(np.arange(n_cols), labels, fontsize=8)
     fontsize = 8 if n_items <= 60 else 7
-    fig = ax.figure
+    fig = cast("Figure", ax.get_figure(root=True))
     height_pt = ax.get_position().height * fig.get_figheight() * 72
     max_labels = max(1, int(height_pt / (fontsize * 1.35)))
     step = max(1, math.ceil(n_items / max_labels))
     rows = np.arange(0, n_items, step)
-    ax.set_yticks(rows, [outcomes.index[i] for i in rows], fontsize=fontsize)
+    ax.set_yticks(rows, [outcomes.index[int(i)] for i in rows], fontsize=fontsize)
     ax.tick_params(length=0)
     ax.set_ylabel("item" if step == 1 else f"item (every {ordinal(step)} labelled)")
     ax.set_xlim(-0.5, n_cols - 0.5)
@@ -440,7 +443,8 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     ax = new_axes(ax, (9, 1.6 + 0.45 * n_cols))
     shown = [o for o in OUTCOMES if o != "n/a"]
     y = np.arange(n_cols)
-    for row, (version, check) in enumerate(outcomes.columns):
+    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
+    for row, (version, check) in enumerate(columns):
         column = outcomes[(version, check)].to_numpy()
         counts = {o: int(np.count_nonzero(column == o)) for o in shown}
         total = max(1, sum(counts.values()))
@@ -463,7 +467,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
             left += n
         if not sum(counts.values()):
             ax.text(0, y[row], "  n/a: no item of this type", va="center", fontsize=7, **LITERAL)
-    ax.set_yticks(y, [f"{version} {check}" for version, check in outcomes.columns], fontsize=8)
+    ax.set_yticks(y, [f"{version} {check}" for version, check in columns], fontsize=8)
     ax.set_ylim(n_cols - 0.5, -0.5)
     ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
     ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
@@ -659,7 +663,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     rows = comparison.reset_index(drop=True)
     y = np.arange(n)
     shown_ready = shown_waiting = False
-    for i, row in rows.iterrows():
+    for i, (_, row) in enumerate(rows.iterrows()):  # rows has a fresh 0..n-1 index
         metric = str(row["metric"])
         ready = not _is_na(row["ready_for_decision"]) and bool(row["ready_for_decision"])
         color = VERSION_COLORS[1] if ready else _NA_COLOR
@@ -729,8 +733,8 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ax.set_xlabel("paired difference, candidate \u2212 baseline")
     title = "Paired differences with intervals"
     if "diff_method" in rows.columns:  # named by the result, never assumed by the chart
-        ready = rows["ready_for_decision"].fillna(False).astype(bool)
-        methods = [str(v) for v in rows.loc[ready, "diff_method"].dropna().unique()]
+        ready_rows = rows["ready_for_decision"].fillna(False).astype(bool)
+        methods = [str(v) for v in rows.loc[ready_rows, "diff_method"].dropna().unique()]
         if len(methods) == 1:
             title += f"\n({methods[0]})"
     ax.set_title(title, **LITERAL)

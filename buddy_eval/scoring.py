@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -242,7 +242,7 @@ def _row_flags(row_answer, row_refused, row_cited, row_missed) -> dict[str, np.n
     }
 
 
-def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, object]:
+def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
     """Score result rows one by one, each as the trial it is (what every trial view reads).
 
     The same tests as the gate's: a row of an ANSWER item is correct when it

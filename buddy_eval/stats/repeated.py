@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral, Real
+from typing import Any, cast
 
 from ..errors import InputError
 from ._checks import _check_count, _check_open_unit, _z
@@ -195,7 +196,7 @@ def mean_pass_hat_k(items, k: int) -> Fraction | None:
 def _check_item_diffs(diffs) -> list:
     """Per-item rate differences: finite real numbers in [-1, 1], in a list."""
     try:
-        values = list(diffs)
+        values: list[Any] = list(diffs)
     except TypeError:
         raise InputError(f"diffs must be a list of numbers in [-1, 1], got {diffs!r}") from None
     for index, value in enumerate(values):
@@ -211,7 +212,7 @@ def _check_item_diffs(diffs) -> list:
             not isinstance(value, bool)
             and isinstance(value, Real)
             and (isinstance(value, (Integral, Fraction)) or math.isfinite(value))
-            and -1 <= value <= 1
+            and -1 <= cast(float, value) <= 1
         ):
             continue
         raise InputError(
@@ -405,7 +406,7 @@ def paired_item_differences_test(diffs, alpha: float = 0.05) -> ItemDifferencesR
 def _check_rates(rates, name: str) -> list[Fraction]:
     """Per-item rates: real numbers in [0, 1], as exact Fractions (floats at their binary value)."""
     try:
-        values = list(rates)
+        values: list[Any] = list(rates)
     except TypeError:
         raise InputError(f"{name} must be a list of rates in [0, 1], got {rates!r}") from None
     exact = []
@@ -414,9 +415,9 @@ def _check_rates(rates, name: str) -> list[Fraction]:
             not isinstance(value, bool)
             and isinstance(value, Real)
             and (isinstance(value, (Integral, Fraction)) or math.isfinite(value))
-            and 0 <= value <= 1
+            and 0 <= cast(float, value) <= 1
         ):
-            exact.append(value if isinstance(value, Fraction) else Fraction(value))
+            exact.append(value if isinstance(value, Fraction) else Fraction(cast(float, value)))
             continue
         raise InputError(
             f"{name} must be rates in [0, 1] (an item's passing share of its trials), "
@@ -641,13 +642,15 @@ def item_variance_components(trials) -> VarianceComponents | None:
     if m < 2 or df_within == 0:
         return None
     # Exact in Fractions over the distinct (n, k) pairs, one float at the end.
-    within = sum(Fraction(count * k * (n - k), n) for (n, k), count in counted.items()) / df_within
-    mean_rate = sum(Fraction(count * k, n) for (n, k), count in counted.items()) / m
+    zero = Fraction(0)
+    within = sum((Fraction(count * k * (n - k), n) for (n, k), count in counted.items()), zero)
+    within /= df_within
+    mean_rate = sum((Fraction(count * k, n) for (n, k), count in counted.items()), zero) / m
     var_rates = sum(
-        count * (Fraction(k, n) - mean_rate) ** 2 for (n, k), count in counted.items()
+        (count * (Fraction(k, n) - mean_rate) ** 2 for (n, k), count in counted.items()), zero
     ) / (m - 1)
-    mean_inverse = sum(Fraction(count, n) for (n, _), count in counted.items()) / m
-    between = max(Fraction(0), var_rates - within * mean_inverse)
+    mean_inverse = sum((Fraction(count, n) for (n, _), count in counted.items()), zero) / m
+    between = max(zero, var_rates - within * mean_inverse)
     return VarianceComponents(
         float(within), float(between), m, float(1 / mean_inverse), within, between
     )
