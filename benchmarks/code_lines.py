@@ -44,9 +44,11 @@ LAYERS = {
     "trials.py": "paired",
     "stats/": "statistics",
     "formatting.py": "views",
-    "details.py": "views",
+    "details.py": "views",  # details_text.py
+    "details_text.py": "views",
     "json_report.py": "views",
-    "display.py": "views",
+    "display.py": "views",  # notebook_views.py
+    "notebook_views.py": "views",
     "drilldown.py": "views",
     "plot_base.py": "views",
     "plotting.py": "views",

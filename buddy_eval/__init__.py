@@ -30,12 +30,12 @@ _LAZY = {
     "plot_changes": "plotting",
     "plot_diff_intervals": "plotting",
     "plot_trial_rates": "plotting",
-    "trial_summary": "display",
+    "trial_summary": "notebook_views",
     "trial_answers": "drilldown",
-    "flipped_items": "display",
-    "metrics_table": "display",
-    "format_metrics_table": "display",
-    "collapsible": "display",
+    "flipped_items": "notebook_views",
+    "metrics_table": "notebook_views",
+    "format_metrics_table": "notebook_views",
+    "collapsible": "notebook_views",
 }
 
 __all__ = [

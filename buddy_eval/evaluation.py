@@ -300,7 +300,7 @@ class Evaluation:
         return comparison_frame(self.paired)
 
     def _repr_html_(self) -> str:
-        from .display import evaluation_html
+        from .notebook_views import evaluation_html
 
         return evaluation_html(self)
 

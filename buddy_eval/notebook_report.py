@@ -15,7 +15,7 @@ It opens with a verdict banner and the input's name and SHA-256. It hides the
 code cells (a release manager reads the verdict, the tables and the charts);
 ``--with-code`` keeps them. Answer text reaches the HTML only through escaped
 paths (DataFrame HTML, escaped text outputs,
-:func:`buddy_eval.display.evaluation_html`), so an answer holding
+:func:`buddy_eval.notebook_views.evaluation_html`), so an answer holding
 ``<script>`` shows as text.
 
 The notebook kernel runs in a temporary directory holding a copy of INPUT
@@ -120,7 +120,7 @@ def render_report(
       its reasons, then the input file's name, the SHA-256 of its bytes, the
       buddy-eval version and the labels compared, and ``date`` when given
       (never the clock's). Right under it the decision summary
-      (:func:`buddy_eval.display.decision_summary`): per blocking reason,
+      (:func:`buddy_eval.notebook_views.decision_summary`): per blocking reason,
       whether the change is clear or could be noise and whether the metric
       is ready for a decision, then the caveats.
     - The notebook's cells tagged ``report-hide`` (notes for developers) are
@@ -233,7 +233,7 @@ def render_report(
         sha256=hashlib.sha256(content).hexdigest(),
         date=date,
     )
-    from .display import decision_summary_html
+    from .notebook_views import decision_summary_html
 
     return page(
         banner + "\n" + decision_summary_html(evaluation),

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
-from .display import plural
 from .errors import InputError
 from .formatting import format_fraction, format_id_list
+from .notebook_views import plural
 from .plot_base import LITERAL, literal_axes, literal_legend, new_axes
 from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 

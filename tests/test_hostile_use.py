@@ -566,7 +566,7 @@ def test_settings_at_the_edges_are_the_projects_error(settings, message):
 )
 @pytest.mark.parametrize("source,trials", [(SAMPLE, False), (TRIALS, True)])
 def test_settings_inside_the_edges_answer_every_view(settings, source, trials):
-    from buddy_eval.details import details
+    from buddy_eval.details_text import details
     from buddy_eval.json_report import dumps, json_report
 
     ev = be.evaluate(source, settings=be.Settings(**settings), trials=trials)

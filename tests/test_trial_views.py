@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import buddy_eval as be
-from buddy_eval.details import details
+from buddy_eval.details_text import details
 from buddy_eval.formatting import format_rate
 from buddy_eval.json_report import json_report
 from buddy_eval.stats import paired_rates_interval

@@ -86,7 +86,7 @@ def test_one_trial_each_equals_the_plain_gate(data):
         assert trials == oracle.run(data, trials=True)
         return
     assert plain == trials == oracle.run(data, trials=True)
-    from buddy_eval.details import details
+    from buddy_eval.details_text import details
     from buddy_eval.json_report import dumps, json_report
 
     a, b = evaluate(load(data)), evaluate(load(data, trials=True))

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval.details import details
+from buddy_eval.details_text import details
 from buddy_eval.formatting import format_diff, format_trial_plan
 from buddy_eval.json_report import json_report
 from buddy_eval.stats import (

@@ -238,7 +238,7 @@ def run(argv: list[str], lean: bool = False) -> int:
 
             text = markdown_report(evaluation).rstrip("\n")
         elif args.details:
-            from ..details import details
+            from ..details_text import details
 
             text += "\n\n" + details(evaluation)
     except InputError as exc:
