@@ -19,7 +19,11 @@ from .scoring import score_rows
 from .vocabulary import ITEM_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
     import pandas as pd
+
+    from .evaluation import Evaluation
 
 __all__ = ["TRIAL_ANSWER_COLUMNS", "trial_answers"]
 
@@ -72,7 +76,9 @@ def _why(
     return "; ".join(parts)
 
 
-def trial_answers(evaluation, item_id=None) -> pd.DataFrame:
+def trial_answers(
+    evaluation: Evaluation, item_id: str | Sequence[str] | None = None
+) -> pd.DataFrame:
     """Every trial's answer in the baseline and the candidate, and why the failing ones fail.
 
     Without repeated trials each result line is trial 1. The outcomes are

@@ -40,7 +40,7 @@ class CouldNotFinishError(BuddyEvalError):
         The file it concerns, printed before the message.
     """
 
-    def __init__(self, message: str, *, source: str | None = None):
+    def __init__(self, message: str, *, source: str | None = None) -> None:
         self.message = message
         self.source = source
         super().__init__(f"{source}: {message}" if source else message)
@@ -70,7 +70,7 @@ class InputError(BuddyEvalError, ValueError):
         source: str | None = None,
         line: int | None = None,
         unit: str = "line",
-    ):
+    ) -> None:
         self.message = message
         self.source = source
         self.line = line

@@ -21,6 +21,7 @@ from .vocabulary import METRICS
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .loading import InputSource
     from .paired import PairedComparison
 
 __all__ = ["Evaluation", "evaluate", "report"]
@@ -71,7 +72,7 @@ class Evaluation:
         baseline: str = "OLD",
         candidate: str = "NEW",
         settings: Settings | None = None,
-    ):
+    ) -> None:
         if not isinstance(data, EvalInput):
             raise InputError(
                 f"an Evaluation is built from an EvalInput (see buddy_eval.load), got "
@@ -310,7 +311,7 @@ class Evaluation:
 
 
 def evaluate(
-    data,
+    data: InputSource,
     baseline: str = "OLD",
     candidate: str = "NEW",
     settings: Settings | None = None,
@@ -343,7 +344,7 @@ def evaluate(
     return Evaluation(load(data, trials=trials), baseline, candidate, settings)
 
 
-def report(source, baseline: str = "OLD", candidate: str = "NEW") -> Report:
+def report(source: InputSource, baseline: str = "OLD", candidate: str = "NEW") -> Report:
     """The canonical three-line report for an input, for scripts and CI.
 
     Parameters

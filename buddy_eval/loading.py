@@ -33,7 +33,17 @@ from .parsing import (
 from .thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
 
 if TYPE_CHECKING:
+    from typing import IO, Any, TypeAlias
+
     import pandas as pd
+
+    #: What :func:`load` reads: a path, ``"-"``, an open text or binary file, the
+    #: input's bytes or text, or an :class:`EvalInput` (returned as it is).
+    InputSource: TypeAlias = (
+        "str | os.PathLike[str] | bytes | bytearray | IO[str] | IO[bytes] | EvalInput"
+    )
+    #: Thresholds as :func:`from_frames` takes them.
+    ThresholdsLike: TypeAlias = "Thresholds | Mapping[str, Any] | Sequence[Any]"
 
 __all__ = ["EvalInput", "load", "from_frames"]
 
@@ -87,7 +97,7 @@ class EvalInput:
         source: str = "<input>",
         warnings: tuple[str, ...] = (),
         results_line: int | None = None,
-    ):
+    ) -> None:
         self.thresholds = thresholds
         self.trials = join.trial is not None
         self.source = source
@@ -289,7 +299,7 @@ def _first_in_file_order(
     return error
 
 
-def load(source, trials: bool = False) -> EvalInput:
+def load(source: InputSource, trials: bool = False) -> EvalInput:
     """Read a release-gate input in the canonical text format.
 
     Parameters
@@ -548,7 +558,12 @@ def _trial_order(values: pd.Series, what: str) -> np.ndarray:
 
 
 def from_frames(
-    golden, results, thresholds, *, source: str = "DataFrames", trials: bool = False
+    golden: pd.DataFrame,
+    results: pd.DataFrame,
+    thresholds: ThresholdsLike,
+    *,
+    source: str = "DataFrames",
+    trials: bool = False,
 ) -> EvalInput:
     """Build an :class:`EvalInput` from DataFrames, with the same validation as :func:`load`.
 

@@ -143,7 +143,13 @@ class Collapsible:
         return self.summary
 
 
-def collapsible(frame: pd.DataFrame, title: str, *, open: bool = False, index: bool = False):  # noqa: A002
+def collapsible(
+    frame: pd.DataFrame,
+    title: str,
+    *,
+    open: bool = False,  # noqa: A002
+    index: bool = False,
+) -> Collapsible:
     """Wrap ``frame`` in a :class:`Collapsible` (every row, in a ``<details>`` section)."""
     return Collapsible(frame, title, open=open, index=index)
 
@@ -438,7 +444,7 @@ def _threshold_fraction(value: float) -> Fraction:
     return Fraction(repr(float(value)))
 
 
-def format_metrics_table(table) -> pd.DataFrame:
+def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`metrics_table` as display text, rounded like the canonical report.
 
     Parameters

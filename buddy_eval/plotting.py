@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -40,6 +41,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.artist import Artist
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+
+    from .evaluation import Evaluation
+    from .loading import InputSource
 
 __all__ = [
     "GRID_CHECKS",
@@ -93,7 +97,7 @@ _COMPARISON_COLUMNS = (
 )
 
 
-def _evaluation(evaluation):
+def _evaluation(evaluation: Evaluation | InputSource) -> Evaluation:
     """An Evaluation as is; anything else through :func:`buddy_eval.evaluate` with defaults."""
     from .evaluation import Evaluation, evaluate
 
@@ -131,7 +135,7 @@ def _verdict_word(evaluation) -> str:
     return "RELEASE" if evaluation.release else "BLOCK"
 
 
-def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
+def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
     """Grouped bars of correctness, citation and refusal for both versions.
 
     Each metric gets a bar per version (baseline light, candidate dark) with
@@ -162,11 +166,11 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    evaluation = _evaluation(evaluation)
+    ev = _evaluation(evaluation)
     ax = new_axes(ax, (8, 4.5))
-    paired = evaluation.paired
-    decision = evaluation.decision
-    versions = (evaluation.baseline, evaluation.candidate)
+    paired = ev.paired
+    decision = ev.decision
+    versions = (ev.baseline, ev.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
     handles: list[Artist] = []
@@ -215,7 +219,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
                 **LITERAL,
             )
     for i, metric in enumerate(RATE_METRICS):
-        threshold = float(evaluation.thresholds[metric])
+        threshold = float(ev.thresholds[metric])
         ax.plot(
             [x[i] - width * 1.1, x[i] + width * 1.1],
             [threshold, threshold],
@@ -240,7 +244,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     if any(bar.get_facecolor() == to_rgba(_BLOCKING_COLOR) for bar in ax.patches):
         handles.append(Patch(color=_BLOCKING_COLOR, label="blocks the release"))
     ticks = [
-        f"{metric}\n(threshold {format_fraction(evaluation.thresholds[metric])})"
+        f"{metric}\n(threshold {format_fraction(ev.thresholds[metric])})"
         for metric in RATE_METRICS
     ]
     ax.set_xticks(x, ticks)
@@ -248,7 +252,7 @@ def plot_metrics(evaluation, ax: Axes | None = None) -> Axes:
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("rate")
     ax.set_title(
-        f"{evaluation.baseline} \u2192 {evaluation.candidate}: {_verdict_word(evaluation)}",
+        f"{ev.baseline} \u2192 {ev.candidate}: {_verdict_word(ev)}",
         **LITERAL,
     )
     legend = ax.legend(
@@ -286,18 +290,18 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
         ``refused``: ``violation``, the item answered in at least one trial,
         as the gate counts violations).
     """
-    evaluation = _evaluation(evaluation)
-    grid = evaluation._all_versions_grid
+    ev = _evaluation(evaluation)
+    grid = ev._all_versions_grid
     if grid.trials is not None:
-        return _trial_grid_outcomes(evaluation, grid, versions)
-    versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
-    items = evaluation.items
+        return _trial_grid_outcomes(ev, grid, versions)
+    versions = list((ev.baseline, ev.candidate) if versions is None else versions)
+    items = ev.items
     unknown = [v for v in versions if v not in items["version"].cat.categories]
     if unknown:
         raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
     labels = np.array(OUTCOMES, dtype=object)
     columns = {}
-    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
+    index = pd.Index(ev.data.golden["item_id"], name="item_id")
     for version in versions:
         rows = items[items["version"] == version]
         missing = rows["missing"].to_numpy(dtype=bool)
@@ -347,7 +351,11 @@ def _trial_grid_outcomes(evaluation, grid, versions) -> pd.DataFrame:
 
 
 def plot_item_grid(
-    evaluation, ax: Axes | None = None, *, versions=None, max_items: int = GRID_MAX_ITEMS
+    evaluation: Evaluation | InputSource,
+    ax: Axes | None = None,
+    *,
+    versions: Sequence[str] | None = None,
+    max_items: int = GRID_MAX_ITEMS,
 ) -> Axes:
     """Items down, checks across: pass / fail / violation / missing per cell.
 
@@ -477,7 +485,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     return ax
 
 
-def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
+def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
     """Items that flipped between the versions, per metric.
 
     One row per metric: regressed items (passed in the baseline, fail in
@@ -504,9 +512,9 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     """
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    evaluation = _evaluation(evaluation)
+    ev = _evaluation(evaluation)
     ax = new_axes(ax, (9, 3.6))
-    paired = evaluation.paired
+    paired = ev.paired
     y = np.arange(len(paired.metrics))
     biggest = max(
         1, *(m.count(change) for m in paired.metrics for change in ("fixed", "regressed"))
@@ -585,8 +593,8 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
     )
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
-        f"\u2190 regressed (passed in {evaluation.baseline})    items    "
-        f"fixed (pass in {evaluation.candidate}) \u2192",
+        f"\u2190 regressed (passed in {ev.baseline})    items    "
+        f"fixed (pass in {ev.candidate}) \u2192",
         **LITERAL,
     )
     if not any(m.count("fixed") or m.count("regressed") for m in paired.metrics):
@@ -600,7 +608,7 @@ def plot_changes(evaluation, ax: Axes | None = None) -> Axes:
             **LITERAL,
         )
     ax.set_title(
-        f"Items that changed: {evaluation.baseline} \u2192 {evaluation.candidate}", **LITERAL
+        f"Items that changed: {ev.baseline} \u2192 {ev.candidate}", **LITERAL
     )
     legend = ax.legend(
         loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=8
@@ -749,7 +757,9 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
 _MAX_NAMED_FLAKY = 8
 
 
-def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = None) -> Axes:
+def plot_trial_rates(
+    evaluation: Evaluation | InputSource, metric: str = "correctness", ax: Axes | None = None
+) -> Axes:
     """Per-item pass rates over repeated trials: baseline (x) against candidate (y).
 
     One point per item with trials in both versions; flaky items (trials that
@@ -775,14 +785,14 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
     InputError
         When ``metric`` is not a rate metric or the input has no repeated trials.
     """
-    evaluation = _evaluation(evaluation)
+    ev = _evaluation(evaluation)
     if metric not in RATE_METRICS:
         allowed = ", ".join(RATE_METRICS)
         raise InputError(f"metric must be one of {allowed}, got {metric!r}")
-    changes = evaluation.item_changes()
+    changes = ev.item_changes()
     if "flaky" not in changes:
         raise InputError(
-            "the evaluation has one result per item and version: no per-item trial rates "
+            "the ev has one result per item and version: no per-item trial rates "
             "(load the input with trials=True, or run buddy-eval --trials)"
         )
     rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
@@ -809,8 +819,8 @@ def plot_trial_rates(evaluation, metric: str = "correctness", ax: Axes | None = 
     ax.set(
         xlim=(-0.05, 1.05),
         ylim=(-0.05, 1.05),
-        xlabel=f"{evaluation.baseline} (baseline) rate",
-        ylabel=f"{evaluation.candidate} (candidate) rate",
+        xlabel=f"{ev.baseline} (baseline) rate",
+        ylabel=f"{ev.candidate} (candidate) rate",
         title=title,
     )
     # Under the axes, never over a point, whatever the metric's rates.
