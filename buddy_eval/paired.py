@@ -60,7 +60,8 @@ __all__ = [
 
 ITEM_CHANGE_COLUMNS = ("metric", "item_id", "baseline_pass", "candidate_pass", "change")
 
-_BOTH_PASS, _BOTH_FAIL, _FIXED, _REGRESSED, _MISSING = range(len(CHANGES))
+_MISSING = CHANGES.index("missing")
+_TRIAL_MISSING = TRIAL_CHANGES.index("missing")
 
 
 @dataclass(frozen=True)
@@ -111,20 +112,19 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
             n = grid.trials.reshape(shape)
             k = grid.passes[metric].reshape(shape)
             counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
-            bp, cp = counts[0] > 0, counts[2] > 0
-            b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
-            change = item_rate_changes(*counts)
-            out.append(Changes(metric, rows, b, c, bp, cp, change, counts))
-            continue
-        passed = flags[metric].reshape(shape)
-        b, c = passed[0, rows], passed[1, rows]
-        bp, cp = present[0, rows], present[1, rows]
-        change = np.select(
-            [~(bp & cp), b & c, ~b & ~c, ~b & c],
-            [_MISSING, _BOTH_PASS, _BOTH_FAIL, _FIXED],
-            default=_REGRESSED,
-        ).astype(np.int8)
-        out.append(Changes(metric, rows, b, c, bp, cp, change))
+        else:
+            # One trial per item: 0 or 1 trial, passing or not; the same classifier.
+            passed = flags[metric].reshape(shape) & present
+            counts = tuple(
+                a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed)
+            )
+        bp, cp = counts[0] > 0, counts[2] > 0
+        b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
+        change = item_rate_changes(*counts)
+        trials = counts if grid.trials is not None else None
+        if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
+            change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
+        out.append(Changes(metric, rows, b, c, bp, cp, change, trials))
     return tuple(out)
 
 
@@ -502,6 +502,154 @@ def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
     return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
 
 
+@dataclass(frozen=True)
+class _Figures:
+    """What differs between one trial and repeated trials, for one metric."""
+
+    ready: bool
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    bound: float | None
+    sensitivity: dict | None
+    baseline: VersionRate
+    candidate: VersionRate
+    trial: TrialComparison | None = None
+    required_n: int | None = None
+    discordance: float | None = None
+    observed_discordance: float | None = None
+
+
+def _one_trial_figures(
+    c: Changes, table: PairedTable, missing: int, values, labels, settings: Settings
+) -> _Figures:
+    """One result per item: Newcombe, exact McNemar, the exact sample size."""
+    measured = len(c.rows) > 0
+    ready = is_ready(table.n, settings.min_paired)
+    observed = table.discordant / table.n if ready else None
+    # The sample size assumes at least the drop itself is discordant (a drop of
+    # 5 points needs at least 5% of items to change); this is the share it uses.
+    discordance = max(DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop))
+    sensitivity = None
+    if missing and measured:
+        as_regressed = replace(table, regressed=table.regressed + missing)
+        as_unchanged = replace(table, both_fail=table.both_fail + missing)
+        sensitivity = {
+            "regressed": _sensitivity(as_regressed, settings),
+            "unchanged": _sensitivity(as_unchanged, settings),
+        }
+    (base, cand), (base_value, cand_value) = labels, values
+    return _Figures(
+        ready=ready,
+        diff_ci=table.diff_interval(settings.confidence) if ready else None,
+        p_value=table.mcnemar() if ready else None,
+        bound=None if settings.margin is None else noninferiority_bound(table, settings.confidence),
+        sensitivity=sensitivity,
+        baseline=_version_rate(base, c.baseline_pass, c.baseline_present, base_value, settings),
+        candidate=_version_rate(cand, c.candidate_pass, c.candidate_present, cand_value, settings),
+        required_n=required_paired_n_exact(
+            discordance, settings.drop, settings.alpha, settings.power
+        )
+        if measured
+        else None,
+        discordance=discordance if measured else None,
+        observed_discordance=observed if measured else None,
+    )
+
+
+def _trial_figures(
+    c: Changes,
+    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    names: list,
+    missing: int,
+    values,
+    labels,
+    settings: Settings,
+) -> _Figures:
+    """Repeated trials: the same intervals on item rates, the sign-flip test on items."""
+    (base, cand), (base_value, cand_value) = labels, values
+    trial = compare_trials(base, cand, *trials, names, settings.min_paired, settings.confidence)
+    base_rates, cand_rates = paired_rates(*trials)
+    sensitivity = None
+    if missing and len(c.rows):
+        # A missing item as regressed: passed every trial before, fails now;
+        # as unchanged: fails in both (the single-trial rule).
+        one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
+        sensitivity = {
+            "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
+            "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
+        }
+    bound = None
+    if settings.margin is not None:
+        # The one-sided bound at the same two-sided level the single-trial gate uses.
+        two_sided = 1 - 2 * (1 - float(settings.confidence))
+        bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
+    return _Figures(
+        ready=is_ready(trial.n_items, settings.min_paired),
+        diff_ci=trial.diff_ci,
+        p_value=trial.p_value,
+        bound=bound,
+        sensitivity=sensitivity,
+        baseline=_trial_rate(base, trials[0], trials[1], base_value, settings),
+        candidate=_trial_rate(cand, trials[2], trials[3], cand_value, settings),
+        trial=trial,
+    )
+
+
+def _compare_metric(
+    c: Changes,
+    item_ids,
+    baseline_values: dict,
+    candidate_values: dict,
+    baseline: str,
+    candidate: str,
+    settings: Settings,
+) -> MetricComparison:
+    """Every paired figure of one metric: the counts, then the figures, then the reading."""
+    import pyarrow as pa
+
+    ids = {
+        label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
+        for k, label in enumerate(c.labels)
+    }
+    table = PairedTable(
+        both_pass=len(ids["both pass"]),
+        fixed=len(ids["fixed"]),
+        regressed=len(ids["regressed"]),
+        both_fail=len(ids["both fail"]),
+    )
+    missing = len(ids["missing"])
+    labels = (baseline, candidate)
+    values = (baseline_values[c.metric], candidate_values[c.metric])
+    if c.trials is None:
+        f = _one_trial_figures(c, table, missing, values, labels, settings)
+    else:
+        names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
+        f = _trial_figures(c, c.trials, names, missing, values, labels, settings)
+    noninferior = None
+    if settings.margin is not None and len(c.rows):
+        noninferior = bool(f.bound is not None and not math.isnan(f.bound)
+                           and f.bound > -settings.margin)  # fmt: skip
+    return MetricComparison(
+        metric=c.metric,
+        item_type=ITEM_TYPE_OF[c.metric],
+        table=table,
+        ids=ids,
+        baseline=f.baseline,
+        candidate=f.candidate,
+        ready=f.ready,
+        diff_ci=f.diff_ci,
+        p_value=f.p_value,
+        required_n=f.required_n,
+        assumed_discordance=f.discordance,
+        observed_discordance=f.observed_discordance,
+        reading=_reading(f.diff_ci, f.p_value, settings.alpha, f.trial) if f.ready else None,
+        sensitivity=f.sensitivity,
+        noninferiority_bound=f.bound,
+        noninferior=noninferior,
+        trials=f.trial,
+    )
+
+
 def compare_versions(
     changes: tuple[Changes, ...],
     item_ids,
@@ -531,119 +679,12 @@ def compare_versions(
     -------
     PairedComparison
     """
-    import pyarrow as pa
 
-    metrics = []
-    for c in changes:
-        labels = c.labels
-        ids = {
-            label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
-            for k, label in enumerate(labels)
-        }
-        table = PairedTable(
-            both_pass=len(ids["both pass"]),
-            fixed=len(ids["fixed"]),
-            regressed=len(ids["regressed"]),
-            both_fail=len(ids["both fail"]),
-        )
-        measured = len(c.rows) > 0
-        missing = len(ids["missing"])
-        trial = None
-        if c.trials is None:
-            ready = is_ready(table.n, settings.min_paired)
-            diff_ci = table.diff_interval(settings.confidence) if ready else None
-            p_value = table.mcnemar() if ready else None
-            observed_discordance = table.discordant / table.n if ready else None
-            # The sample size assumes at least the drop itself is discordant (a drop of
-            # 5 points needs at least 5% of items to change); this is the share it uses.
-            discordance: float | None = max(
-                DEFAULT_DISCORDANCE if observed_discordance is None else observed_discordance,
-                float(settings.drop),
-            )
-            required_n = (
-                required_paired_n_exact(
-                    float(discordance), settings.drop, settings.alpha, settings.power
-                )
-                if measured and discordance is not None
-                else None
-            )
-            sensitivity = None
-            if missing and measured:
-                sensitivity = {
-                    "regressed": _sensitivity(replace(table, regressed=table.regressed + missing),
-                                              settings),
-                    "unchanged": _sensitivity(replace(table, both_fail=table.both_fail + missing),
-                                              settings),
-                }  # fmt: skip
-            bound = (
-                noninferiority_bound(table, settings.confidence)
-                if settings.margin is not None
-                else None
-            )
-            base_rate = _version_rate(
-                baseline, c.baseline_pass, c.baseline_present, baseline_values[c.metric], settings
-            )
-            cand_rate = _version_rate(
-                candidate,
-                c.candidate_pass,
-                c.candidate_present,
-                candidate_values[c.metric],
-                settings,
-            )
-        else:
-            names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
-            trial = compare_trials(
-                baseline, candidate, *c.trials, names, settings.min_paired, settings.confidence
-            )
-            ready = is_ready(trial.n_items, settings.min_paired)
-            diff_ci, p_value = trial.diff_ci, trial.p_value
-            discordance = observed_discordance = None
-            required_n = None
-            base_rates, cand_rates = paired_rates(*c.trials)
-            sensitivity = None
-            if missing and measured:
-                # A missing item as regressed: passed every trial before, fails now;
-                # as unchanged: fails in both (the single-trial rule).
-                one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
-                sensitivity = {
-                    "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
-                    "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
-                }
-            bound = None
-            if settings.margin is not None:
-                # The one-sided bound at the same two-sided level the single-trial gate uses.
-                two_sided = 1 - 2 * (1 - float(settings.confidence))
-                bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
-            base_rate = _trial_rate(baseline, c.trials[0], c.trials[1], baseline_values[c.metric],
-                                    settings)  # fmt: skip
-            cand_rate = _trial_rate(candidate, c.trials[2], c.trials[3],
-                                    candidate_values[c.metric], settings)  # fmt: skip
-        noninferior = None
-        if settings.margin is not None and measured:
-            noninferior = bool(
-                bound is not None and not math.isnan(bound) and bound > -settings.margin
-            )
-        metrics.append(
-            MetricComparison(
-                metric=c.metric,
-                item_type=ITEM_TYPE_OF[c.metric],
-                table=table,
-                ids=ids,
-                baseline=base_rate,
-                candidate=cand_rate,
-                ready=ready,
-                diff_ci=diff_ci,
-                p_value=p_value,
-                required_n=required_n,
-                assumed_discordance=discordance if measured else None,
-                observed_discordance=observed_discordance if measured else None,
-                reading=_reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
-                sensitivity=sensitivity,
-                noninferiority_bound=bound,
-                noninferior=noninferior,
-                trials=trial,
-            )
-        )
+    metrics = [
+        _compare_metric(c, item_ids, baseline_values, candidate_values, baseline, candidate,
+                        settings)
+        for c in changes
+    ]  # fmt: skip
     adjusted = holm([m.p_value for m in metrics])
     metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
     base_bound, cand_bound = (
