@@ -35,6 +35,9 @@ _LAZY = {
     "metrics_table": "display",
     "format_metrics_table": "display",
     "collapsible": "display",
+    "record": "ledger.record",
+    "release": "ledger.releases",
+    "history": "ledger.history",
 }
 
 __all__ = [
@@ -52,6 +55,7 @@ __all__ = [
     "flipped_items",
     "format_metrics_table",
     "from_frames",
+    "history",
     "item_changes",
     "load",
     "metrics_table",
@@ -60,6 +64,8 @@ __all__ = [
     "plot_item_grid",
     "plot_metrics",
     "plot_trial_rates",
+    "record",
+    "release",
     "report",
     "trial_summary",
 ]

@@ -12,6 +12,7 @@ import sys
 from importlib.abc import MetaPathFinder
 
 from ..errors import InputError
+from .ledger import Recorder, add_ledger_arguments
 from .output import (
     EXIT_BLOCK,
     EXIT_RELEASE,
@@ -58,7 +59,13 @@ other commands:
                        score check-based golden tasks and compare two runs
   buddy-eval notebook INPUT -o report.html
                        run the release notebook on INPUT and write an HTML report
-  (a file named "tasks" or "notebook" is read as ./tasks or ./notebook)
+  buddy-eval ledger release LABEL --ledger PATH [--override REASON]
+                       record that a version went live (see buddy-eval ledger --help)
+  buddy-eval ledger show --ledger PATH
+                       list the ledger's versions, evaluations and releases
+  buddy-eval history --ledger PATH [--format text|json]
+                       what happened across the recorded versions
+  (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
 
 examples:
   buddy-eval data/sample_release.txt
@@ -66,6 +73,7 @@ examples:
   buddy-eval --details data/sample_release.txt
   buddy-eval --trials data/sample_trials.txt
   buddy-eval --format json data/sample_release.txt > report.json
+  buddy-eval data/sample_release.txt --ledger release.ledger --date 2026-03-01
   cat results.txt | buddy-eval -
 """
 )
@@ -128,6 +136,7 @@ def parser() -> argparse.ArgumentParser:
         "noninferiority: a regression is a metric not shown non-inferior within --margin "
         "(thresholds and violations decide as always)",
     )
+    add_ledger_arguments(parser)
     return parser
 
 
@@ -193,6 +202,7 @@ def run(argv: list[str], lean: bool = False) -> int:
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
     try:
+        recorder = Recorder(args)  # --ledger: the path is checked before any work
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
@@ -211,8 +221,9 @@ def run(argv: list[str], lean: bool = False) -> int:
             from ..details import details
 
             text += "\n\n" + details(evaluation)
+        recorder.prepare(evaluation)
     except InputError as exc:
         return error(str(exc))
     warn(evaluation.warnings)
     write_stdout(text + "\n")
-    return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
+    return recorder.finish(EXIT_RELEASE if evaluation.release else EXIT_BLOCK)

@@ -1,0 +1,460 @@
+"""What happened across the versions in a ledger: tidy DataFrames, then a text and a JSON view.
+
+:func:`history` reads the ledger once into :class:`History` (every figure is
+read as recorded: exact counts, the stored verdicts, releases); the views
+:func:`history_text` and :func:`history_json` only format it.
+
+Definitions
+-----------
+- An item *passes* in a version when it has a result and every trial passes
+  every check of its type (ANSWER: correct and cited; REFUSE: refused).
+- Items are the same across versions when their golden fingerprint is the
+  same (an edited item is a new item).
+- An item *flips* each time it passes in one version and not in the next
+  version holding it (recording order).
+- A *regression that escaped*: an item that passed in the version released
+  before and fails in a released version, and passes in no later release.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pandas as pd
+
+from ..errors import InputError
+from ..formatting import format_count, format_fraction, format_id_list
+from ..vocabulary import RATE_METRICS
+from .schema import connect
+
+__all__ = ["History", "history", "history_json", "history_text"]
+
+#: Hex digits of a fingerprint the views show.
+SHORT = 12
+
+
+@dataclass(frozen=True)
+class History:
+    """Every version in a ledger and its items, and what happened across them.
+
+    Attributes
+    ----------
+    ledger : str
+        The ledger's path.
+    versions : pandas.DataFrame
+        One row per version, in recording order:
+
+        - ``version`` (str): the label; ``position`` (int64): 1, 2, ... recording order.
+        - ``golden_set`` (str): the golden set's short fingerprint;
+          ``golden_items`` (int64): its item count; ``golden_changed`` (bool):
+          another golden set than the version before (numbers across it are
+          not on the same measuring stick).
+        - ``correctness_numerator``, ``correctness_denominator`` (int64) and
+          ``correctness`` (Float64, NA when not measured); the same for
+          ``citation`` and ``refusal``; ``violations`` (int64).
+        - ``evaluation`` (Int64): the latest evaluation with the version as
+          candidate (NA if never a candidate); ``baseline`` (str): its
+          baseline; ``verdict`` (str): ``RELEASE`` or ``BLOCK``; ``reasons``
+          (str): the blocking reasons, ``; ``-joined.
+        - ``released`` (bool); ``release_date`` (str) and ``override_reason``
+          (str) of its latest release (NA when none).
+    items : pandas.DataFrame
+        One row per (version, golden item), versions in recording order and
+        items in golden order: ``version``, ``item_id``, ``item_fingerprint``
+        (str, full), ``item_type`` (str), ``trials`` (int64, 0 when no result),
+        ``correct``, ``cited_ok``, ``refused_ok``, ``violation`` (Int64:
+        trials passing, NA when not of the item's type), ``passed`` (bool).
+    always_failed : pandas.DataFrame
+        Items failed by every version that holds them: ``item_id``,
+        ``item_fingerprint``, ``versions`` (int64).
+    flipped : pandas.DataFrame
+        Items that flipped more than once: ``item_id``, ``item_fingerprint``,
+        ``flips``, ``versions`` (int64).
+    escaped : pandas.DataFrame
+        Regressions that escaped: ``item_id``, ``item_fingerprint``,
+        ``version`` (the release it regressed in), ``release_date``,
+        ``previous_release`` (the version released before it).
+    releases : pandas.DataFrame
+        One row per release, in order: ``release`` (int64), ``version``,
+        ``date``, ``evaluation`` (Int64), ``verdict``, ``override_reason``, ``note``.
+    """
+
+    ledger: str
+    versions: pd.DataFrame
+    items: pd.DataFrame
+    always_failed: pd.DataFrame
+    flipped: pd.DataFrame
+    escaped: pd.DataFrame
+    releases: pd.DataFrame
+
+    @property
+    def live(self) -> str | None:
+        """The version of the latest release (None before any)."""
+        return None if self.releases.empty else str(self.releases["version"].iloc[-1])
+
+
+_VERSIONS = """
+SELECT v.id, v.label, g.fingerprint, g.item_count
+FROM versions v JOIN golden_sets g ON g.id = v.golden_set_id ORDER BY v.id
+"""
+_METRICS = """
+SELECT m.version_id, m.metric, m.numerator, m.denominator
+FROM evaluation_metrics m
+WHERE m.evaluation_id = (SELECT max(evaluation_id) FROM evaluation_metrics
+                         WHERE version_id = m.version_id)
+"""
+_VERDICTS = """
+SELECT e.candidate_version_id, e.id, b.label, e.verdict, e.reasons
+FROM evaluations e JOIN versions b ON b.id = e.baseline_version_id
+WHERE e.id = (SELECT max(id) FROM evaluations WHERE candidate_version_id = e.candidate_version_id)
+"""
+_RELEASES = """
+SELECT r.id, v.label, r.date, r.evaluation_id, e.verdict, r.override_reason, r.note, r.version_id
+FROM releases r JOIN versions v ON v.id = r.version_id
+LEFT JOIN evaluations e ON e.id = r.evaluation_id ORDER BY r.id
+"""
+_ITEMS = """
+SELECT o.version_id, gi.item_id, gi.fingerprint, gi.item_type, o.trials,
+       o.correct, o.cited_ok, o.refused_ok, o.violation
+FROM outcomes o
+JOIN versions v ON v.id = o.version_id
+JOIN golden_set_items s ON s.golden_set_id = v.golden_set_id AND s.position = o.position
+JOIN golden_items gi ON gi.fingerprint = s.item_fingerprint
+ORDER BY o.version_id, o.position
+"""
+
+
+def _read(connection: sqlite3.Connection, name: str):
+    try:
+        return {
+            "versions": connection.execute(_VERSIONS).fetchall(),
+            "metrics": connection.execute(_METRICS).fetchall(),
+            "verdicts": connection.execute(_VERDICTS).fetchall(),
+            "releases": connection.execute(_RELEASES).fetchall(),
+            "items": connection.execute(_ITEMS).fetchall(),
+        }
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot read the ledger: {exc}", source=name) from None
+
+
+def _versions_frame(rows, releases: pd.DataFrame) -> pd.DataFrame:
+    counts = {(vid, metric): (int(n), int(d)) for vid, metric, n, d in rows["metrics"]}
+    verdicts = {r[0]: r[1:] for r in rows["verdicts"]}
+    latest = {}
+    for r in rows["releases"]:
+        latest[r[7]] = r
+    records, previous = [], None
+    for position, (vid, label, fingerprint, item_count) in enumerate(rows["versions"], 1):
+        record = {
+            "version": label,
+            "position": position,
+            "golden_set": fingerprint[:SHORT],
+            "golden_items": item_count,
+            "golden_changed": previous is not None and fingerprint != previous,
+        }
+        previous = fingerprint
+        for metric in RATE_METRICS:
+            num, den = counts.get((vid, metric), (0, 0))
+            record[f"{metric}_numerator"] = num
+            record[f"{metric}_denominator"] = den
+            record[metric] = float(Fraction(num, den)) if den else None
+        record["violations"] = counts.get((vid, "violations"), (0, 0))[0]
+        evaluation, baseline, verdict, reasons = verdicts.get(vid, (None, None, None, None))
+        record.update(
+            evaluation=evaluation,
+            baseline=baseline,
+            verdict=verdict,
+            reasons=None if reasons is None else "; ".join(json.loads(reasons)),
+        )
+        release = latest.get(vid)
+        record.update(
+            released=release is not None,
+            release_date=None if release is None else release[2],
+            override_reason=None if release is None else release[5],
+        )
+        records.append(record)
+    columns = {
+        "version": "str",
+        "position": "int64",
+        "golden_set": "str",
+        "golden_items": "int64",
+        "golden_changed": "bool",
+    }
+    for metric in RATE_METRICS:
+        columns |= {
+            f"{metric}_numerator": "int64",
+            f"{metric}_denominator": "int64",
+            metric: "Float64",
+        }
+    columns |= {
+        "violations": "int64",
+        "evaluation": "Int64",
+        "baseline": "str",
+        "verdict": "str",
+        "reasons": "str",
+        "released": "bool",
+        "release_date": "str",
+        "override_reason": "str",
+    }
+    frame = pd.DataFrame.from_records(records, columns=list(columns))
+    return frame.astype(columns)
+
+
+def _items_frame(rows) -> pd.DataFrame:
+    labels = {vid: label for vid, label, _, _ in rows["versions"]}
+    columns = list(zip(*rows["items"], strict=True)) if rows["items"] else [()] * 9
+    vid, item_id, fingerprint, item_type, trials, correct, cited, refused, violation = columns
+    frame = pd.DataFrame(
+        {
+            "version": pd.Series([labels[v] for v in vid], dtype="str"),
+            "item_id": pd.Series(item_id, dtype="str"),
+            "item_fingerprint": pd.Series(fingerprint, dtype="str"),
+            "item_type": pd.Series(item_type, dtype="str"),
+            "trials": pd.Series(trials, dtype="int64"),
+            "correct": pd.Series(correct, dtype="Int64"),
+            "cited_ok": pd.Series(cited, dtype="Int64"),
+            "refused_ok": pd.Series(refused, dtype="Int64"),
+            "violation": pd.Series(violation, dtype="Int64"),
+        }
+    )
+    t = frame["trials"]
+    answer = frame["item_type"] == "ANSWER"
+    passes_answer = (frame["correct"] == t) & (frame["cited_ok"] == t)
+    passes_refuse = frame["refused_ok"] == t
+    passed = (t > 0) & pd.Series(
+        passes_answer.where(answer, passes_refuse).fillna(False).to_numpy(dtype=bool),
+        index=frame.index,
+    )
+    frame["passed"] = passed.astype(bool)
+    return frame
+
+
+def _across(items: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items failed by every version holding them; items flipped more than once."""
+    failed, flipped = [], []
+    for fingerprint, rows in items.groupby("item_fingerprint", sort=False):
+        passed = rows["passed"].tolist()
+        item_id = rows["item_id"].iloc[0]
+        if not any(passed):
+            failed.append((item_id, fingerprint, len(passed)))
+        flips = sum(a != b for a, b in zip(passed, passed[1:], strict=False))
+        if flips > 1:
+            flipped.append((item_id, fingerprint, flips, len(passed)))
+    always = pd.DataFrame(failed, columns=["item_id", "item_fingerprint", "versions"])
+    unstable = pd.DataFrame(flipped, columns=["item_id", "item_fingerprint", "flips", "versions"])
+    return (
+        always.astype({"item_id": "str", "item_fingerprint": "str", "versions": "int64"}),
+        unstable.astype(
+            {"item_id": "str", "item_fingerprint": "str", "flips": "int64", "versions": "int64"}
+        ),
+    )
+
+
+def _escaped(items: pd.DataFrame, releases: pd.DataFrame) -> pd.DataFrame:
+    passed = {
+        version: dict(zip(rows["item_fingerprint"], rows["passed"], strict=True))
+        for version, rows in items.groupby("version", sort=False)
+    }
+    ids = dict(zip(items["item_fingerprint"], items["item_id"], strict=False))
+    order = list(zip(releases["version"], releases["date"], strict=True))
+    found = []
+    for k in range(1, len(order)):
+        (before, _), (version, date) = order[k - 1], order[k]
+        now, prior = passed.get(version, {}), passed.get(before, {})
+        later = [passed.get(v, {}) for v, _ in order[k + 1 :]]
+        for fingerprint, ok in now.items():
+            if ok or not prior.get(fingerprint, False):
+                continue
+            if any(outcome.get(fingerprint, False) for outcome in later):
+                continue
+            found.append((ids[fingerprint], fingerprint, version, date, before))
+    columns = ["item_id", "item_fingerprint", "version", "release_date", "previous_release"]
+    return pd.DataFrame(found, columns=columns).astype(dict.fromkeys(columns, "str"))
+
+
+def history(ledger: str | os.PathLike[str]) -> History:
+    """Read what happened across the versions recorded in a ledger.
+
+    Parameters
+    ----------
+    ledger : str or os.PathLike
+        An existing ledger file (see :func:`buddy_eval.record`).
+
+    Returns
+    -------
+    History
+        ``versions`` (one row per version), ``items`` (one row per
+        (version, item)), ``always_failed``, ``flipped``, ``escaped`` and
+        ``releases`` DataFrames (see :class:`History` for every column).
+
+    Raises
+    ------
+    InputError
+        The path is not a ledger this buddy_eval reads.
+    """
+    name = os.fspath(ledger)
+    connection = connect(name)
+    try:
+        rows = _read(connection, name)
+    finally:
+        connection.close()
+    releases = pd.DataFrame(
+        [r[:7] for r in rows["releases"]],
+        columns=["release", "version", "date", "evaluation", "verdict", "override_reason", "note"],
+    ).astype(
+        {
+            "release": "int64",
+            "version": "str",
+            "date": "str",
+            "evaluation": "Int64",
+            "verdict": "str",
+            "override_reason": "str",
+            "note": "str",
+        }
+    )
+    items = _items_frame(rows)
+    always, flipped = _across(items)
+    return History(
+        name,
+        _versions_frame(rows, releases),
+        items,
+        always,
+        flipped,
+        _escaped(items, releases),
+        releases,
+    )
+
+
+def _na(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _rate(row, metric: str) -> str:
+    den = int(row[f"{metric}_denominator"])
+    return format_fraction(Fraction(int(row[f"{metric}_numerator"]), den) if den else None)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in [header, *rows]]  # fmt: skip
+
+
+def history_text(found: History) -> str:
+    """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
+    versions = found.versions
+    live = found.live
+    head = (
+        f"ledger {found.ledger}: {format_count(len(versions), 'version')}, "
+        f"{format_count(len(found.releases), 'release')}; "
+        + (
+            f"live: {live} since {found.releases['date'].iloc[-1]}"
+            if live is not None
+            else "nothing released yet"
+        )
+    )
+    header = ["version", "golden set", "items", *RATE_METRICS, "violations", "verdict", "released"]
+    lines = [head, ""]
+    block: list[list[str]] = []
+    marks: list[tuple[int, str]] = []
+    previous = None
+    for row in versions.to_dict("records"):
+        if row["golden_changed"]:
+            marks.append(
+                (
+                    len(block),
+                    f"-- golden set changed: {previous} -> {row['golden_set']}; the rates "
+                    "below are not on the same measuring stick as those above --",
+                )
+            )
+        previous = row["golden_set"]
+        verdict = "-" if _na(row["verdict"]) else f"{row['verdict']} vs {row['baseline']}"
+        if _na(row["release_date"]):
+            released = "-"
+        else:
+            released = row["release_date"]
+            if not _na(row["override_reason"]):
+                released += f" (override: {row['override_reason']})"
+        block.append(
+            [
+                str(row["version"]),
+                str(row["golden_set"]),
+                str(row["golden_items"]),
+                *(_rate(row, m) for m in RATE_METRICS),
+                str(row["violations"]),
+                verdict,
+                released,
+            ]
+        )
+    table = _table(header, block)
+    lines.append(table[0])
+    for k, line in enumerate(table[1:]):
+        lines += [text for at, text in marks if at == k]
+        lines.append(line)
+    always, flipped, escaped = found.always_failed, found.flipped, found.escaped
+    lines += [
+        "",
+        f"items failed by every version ({len(always)}): {format_id_list(always['item_id'])}",
+        f"items flipped more than once ({len(flipped)}): "
+        + format_id_list(
+            f"{i} ({n} flips)" for i, n in zip(flipped["item_id"], flipped["flips"], strict=True)
+        ),  # fmt: skip
+        f"regressions that escaped ({len(escaped)}): "
+        + format_id_list(
+            f"{i} in {v} (released {d})"
+            for i, v, d in zip(
+                escaped["item_id"], escaped["version"], escaped["release_date"], strict=True
+            )  # fmt: skip
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def _json_value(value):
+    if _na(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def history_json(found: History) -> str:
+    """The history as one JSON object: exact counts as numerator and denominator."""
+    versions = []
+    for row in found.versions.to_dict("records"):
+        entry = {
+            "version": row["version"],
+            "golden_set": row["golden_set"],
+            "golden_items": int(row["golden_items"]),
+            "golden_changed": bool(row["golden_changed"]),
+        }
+        for metric in RATE_METRICS:
+            num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
+            entry[metric] = {"numerator": num, "denominator": den} if den else None
+        entry["violations"] = int(row["violations"])
+        for key in ("evaluation", "baseline", "verdict", "reasons", "release_date",
+                    "override_reason"):  # fmt: skip
+            entry[key] = _json_value(row[key])
+        entry["released"] = bool(row["released"])
+        versions.append(entry)
+
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return [{k: _json_value(v) for k, v in r.items()} for r in frame.to_dict("records")]
+
+    return json.dumps(
+        {
+            "ledger": found.ledger,
+            "live": found.live,
+            "versions": versions,
+            "releases": records(found.releases),
+            "always_failed": records(found.always_failed),
+            "flipped": records(found.flipped),
+            "escaped": records(found.escaped),
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
