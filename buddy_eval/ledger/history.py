@@ -122,8 +122,7 @@ SELECT o.version_id, gi.item_id, gi.fingerprint, gi.item_type, o.trials,
        o.correct, o.cited_ok, o.refused_ok, o.violation
 FROM outcomes o
 JOIN versions v ON v.id = o.version_id
-JOIN golden_set_items s ON s.golden_set_id = v.golden_set_id AND s.position = o.position
-JOIN golden_items gi ON gi.fingerprint = s.item_fingerprint
+JOIN golden_items gi ON gi.golden_set_id = v.golden_set_id AND gi.position = o.position
 ORDER BY o.version_id, o.position
 """
 

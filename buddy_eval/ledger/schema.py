@@ -50,19 +50,16 @@ CREATE TABLE golden_sets (
     fingerprint TEXT NOT NULL UNIQUE,  -- SHA-256 (hex) of the set's canonical form
     item_count INTEGER NOT NULL
 );
--- A golden item, once per distinct content: a fixed item gets a new fingerprint.
+-- The items of each golden set, in golden order (position 0, 1, ...).
 CREATE TABLE golden_items (
-    fingerprint TEXT PRIMARY KEY,      -- SHA-256 (hex) of the item's canonical form
+    golden_set_id INTEGER NOT NULL REFERENCES golden_sets (id),
+    position INTEGER NOT NULL,
+    fingerprint TEXT NOT NULL,         -- SHA-256 (hex) of the item's canonical form: the
+                                       -- same item in two golden sets has the same one
     item_id TEXT NOT NULL,
     item_type TEXT NOT NULL CHECK (item_type IN ('ANSWER', 'REFUSE')),
     required_source TEXT,              -- NULL for REFUSE items
-    keywords TEXT NOT NULL             -- JSON list of strings
-) WITHOUT ROWID;
--- Which items a golden set holds, in golden order (position 0, 1, ...).
-CREATE TABLE golden_set_items (
-    golden_set_id INTEGER NOT NULL REFERENCES golden_sets (id),
-    position INTEGER NOT NULL,
-    item_fingerprint TEXT NOT NULL REFERENCES golden_items (fingerprint),
+    keywords TEXT NOT NULL,            -- JSON list of strings
     PRIMARY KEY (golden_set_id, position)
 ) WITHOUT ROWID;
 -- A version label and its results: facts, recorded once (id = recording order).
@@ -157,6 +154,8 @@ CREATE INDEX releases_by_version ON releases (version_id);
 """
 
 _HEADER = b"SQLite format 3\x00"
+# SQLite's primary result codes for a damaged file.
+_CORRUPT, _NOT_A_DATABASE = 11, 26
 
 
 def ledger_error(path, exc: BaseException) -> CouldNotFinishError:
@@ -307,7 +306,11 @@ def connect(path, *, create: bool = False, write: bool = False) -> sqlite3.Conne
         _describe(name, probe)
         probe.execute("SELECT count(*) FROM versions").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise _refuse(name, f"is a corrupt ledger: {exc}") from None
+        if getattr(exc, "sqlite_errorcode", _CORRUPT) & 0xFF in (_CORRUPT, _NOT_A_DATABASE):
+            raise _refuse(name, f"is a corrupt ledger: {exc}") from None
+        if isinstance(exc, sqlite3.OperationalError) and "no such table" in str(exc):
+            raise _refuse(name, f"is a corrupt ledger: {exc}") from None
+        raise CouldNotFinishError(f"cannot read the ledger: {exc}", source=name) from None
     finally:
         probe.close()
     if not write:
