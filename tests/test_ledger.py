@@ -295,3 +295,11 @@ def test_every_ledger_command_is_in_help():
     assert run_cli("ledger", "--help").returncode == 0
     assert "--override REASON" in run_cli("ledger", "--help").stdout.decode()
     assert "--format {text,json}" in run_cli("history", "--help").stdout.decode()
+
+
+def test_the_documented_schema_is_the_schema():
+    from buddy_eval.ledger.schema import SCHEMA
+    from tests.conftest import ROOT
+
+    page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
+    assert "```sql\n" + SCHEMA + "```" in page
