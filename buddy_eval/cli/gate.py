@@ -208,9 +208,8 @@ def run(argv: list[str], lean: bool = False) -> int:
         # pyarrow remembers that pandas was missing.
         plain = args.format == "text" and not args.details and args.rule == "exact"
         with _without_pandas(lean and plain):
-            evaluation = evaluate(
-                args.input, args.baseline, args.candidate, settings, trials=args.trials
-            )
+            source, baseline = recorder.gate_input(args)  # --baseline live: from the ledger
+            evaluation = evaluate(source, baseline, args.candidate, settings, trials=args.trials)
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":

@@ -45,7 +45,9 @@ def add_ledger_arguments(parser: argparse.ArgumentParser) -> None:
         help="record the evaluation in the ledger at PATH (an SQLite file, created when "
         "missing): the golden set, every version's per-item results, the exact metrics and "
         "the verdict. Recording the same input with the same settings again changes nothing; "
-        "a version label already recorded with other results is an input error",
+        "a version label already recorded with other results is an input error. "
+        "With --baseline live the baseline is the version released last, its results read "
+        "from the ledger for the golden items unchanged since (others count as missing)",
     )
     group.add_argument("--date", metavar="YYYY-MM-DD", help="with --ledger: the evaluation's date")
     group.add_argument("--note", metavar="TEXT", help="with --ledger: a note kept with it")
@@ -69,6 +71,7 @@ class Recorder:
         self.path = args.ledger
         self.date, self.note, self.no_answers = args.date, args.note, args.no_answers
         self.plan = None
+        self.live = None
         if self.path is None:
             for flag, value in (("--date", args.date), ("--note", args.note)):
                 if value is not None:
@@ -82,6 +85,17 @@ class Recorder:
         check_date(self.date)
         check_path(self.path)
 
+    def gate_input(self, args: argparse.Namespace) -> tuple:
+        """What the gate loads and its baseline label: with ``--baseline live`` (and
+        ``--ledger``) the live version's results are read from the ledger and added."""
+        if self.path is None or args.baseline != "live":
+            return args.input, args.baseline
+        from ..ledger.live import live_baseline
+
+        self.live = live_baseline(self.path, args.input, trials=args.trials)
+        _say(self.live.message)
+        return self.live.source, self.live.label
+
     def prepare(self, evaluation) -> None:
         """Compute what will be written and refuse a conflicting version (before the verdict)."""
         if self.path is None:
@@ -89,7 +103,13 @@ class Recorder:
         from ..ledger.record import prepare
         from ..ledger.schema import connect
 
-        self.plan = prepare(evaluation, date=self.date, note=self.note, no_answers=self.no_answers)
+        self.plan = prepare(
+            evaluation,
+            date=self.date,
+            note=self.note,
+            no_answers=self.no_answers,
+            live=None if self.live is None else self.live.release_id,
+        )
         try:
             connection = connect(self.path)
         except InputError as exc:

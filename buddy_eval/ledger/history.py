@@ -101,11 +101,15 @@ _VERSIONS = """
 SELECT v.id, v.label, g.fingerprint, g.item_count
 FROM versions v JOIN golden_sets g ON g.id = v.golden_set_id ORDER BY v.id
 """
+# A version's figures on its own golden set (as a live baseline it may be scored on another).
 _METRICS = """
 SELECT m.version_id, m.metric, m.numerator, m.denominator
 FROM evaluation_metrics m
-WHERE m.evaluation_id = (SELECT max(evaluation_id) FROM evaluation_metrics
-                         WHERE version_id = m.version_id)
+WHERE m.evaluation_id = (SELECT max(e.id) FROM evaluations e
+                         JOIN versions v ON v.id = m.version_id
+                         JOIN evaluation_metrics x ON x.evaluation_id = e.id
+                                                   AND x.version_id = m.version_id
+                         WHERE e.golden_set_id = v.golden_set_id)
 """
 _VERDICTS = """
 SELECT e.candidate_version_id, e.id, b.label, e.verdict, e.reasons
@@ -343,6 +347,16 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
             for r in [header, *rows]]  # fmt: skip
 
 
+def _item_names(items: pd.DataFrame) -> dict[str, str]:
+    """Per item fingerprint, its id; with the short fingerprint when an id has several."""
+    pairs = items[["item_fingerprint", "item_id"]].drop_duplicates()
+    repeated = set(pairs["item_id"][pairs["item_id"].duplicated()])
+    return {
+        fp: f"{i} [{fp[:8]}]" if i in repeated else i
+        for fp, i in zip(pairs["item_fingerprint"], pairs["item_id"], strict=True)
+    }
+
+
 def history_text(found: History) -> str:
     """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
     versions = found.versions
@@ -395,9 +409,11 @@ def history_text(found: History) -> str:
         lines += [text for at, text in marks if at == k]
         lines.append(line)
     always, flipped, escaped = found.always_failed, found.flipped, found.escaped
+    named = _item_names(found.items)
     lines += [
         "",
-        f"items failed by every version ({len(always)}): {format_id_list(always['item_id'])}",
+        f"items failed by every version ({len(always)}): "
+        + format_id_list(named[fp] for fp in always["item_fingerprint"]),
         f"items flipped more than once ({len(flipped)}): "
         + format_id_list(
             f"{i} ({n} flips)" for i, n in zip(flipped["item_id"], flipped["flips"], strict=True)

@@ -28,7 +28,7 @@ import json
 import os
 import re
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -202,7 +202,7 @@ class Plan:
     answers_kept: bool
     date: str | None = None
     note: str | None = None
-    version_ids: dict = field(default_factory=dict)
+    reused: tuple[str, ...] = ()  # versions taken from the ledger (the live baseline)
 
     def check(self, connection: sqlite3.Connection) -> None:
         """Raise :class:`InputError` when a version label is recorded with other results."""
@@ -247,6 +247,13 @@ class Plan:
             golden_set_id = self._golden_set(connection)
             added = []
             ids = {}
+            for label in self.reused:
+                row = connection.execute(
+                    "SELECT id FROM versions WHERE label = ?", (label,)
+                ).fetchone()
+                if row is None:
+                    raise InputError(f"version {quoted(label)} is no longer in the ledger")
+                ids[label] = int(row[0])
             for version in self.versions:
                 row = connection.execute(
                     "SELECT id FROM versions WHERE label = ?", (version.label,)
@@ -382,7 +389,7 @@ class Recorded:
         return f"recorded evaluation {self.evaluation_id}; new versions: {added}"
 
 
-def _settings_key(evaluation) -> str:
+def _settings_key(evaluation, live: int | None) -> str:
     settings = {
         k: (decimal_text(v) if isinstance(v, float) else v)
         for k, v in dataclasses.asdict(evaluation.settings).items()
@@ -392,10 +399,12 @@ def _settings_key(evaluation) -> str:
         candidate=evaluation.candidate,
         trials=bool(evaluation.data.trials),
     )
+    if live is not None:
+        settings["live_release"] = live
     return json.dumps(settings, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _versions(evaluation, answers: bool) -> list[_Version]:
+def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Version]:
     """Per version in the input: its result lines and per-item outcomes from the gate's grid."""
     data = evaluation.data
     grid = evaluation._all_versions_grid
@@ -411,6 +420,8 @@ def _versions(evaluation, answers: bool) -> list[_Version]:
     answer_column = results.answer.column()
     out = []
     for v, label in enumerate(grid.versions):
+        if label in skip:
+            continue
         cells = slice(v * n_items, (v + 1) * n_items)
         answer_cols = [passes[m][cells].tolist() for m in ("correctness", "citation")]
         refuse_cols = [passes[m][cells].tolist() for m in ("refusal", "violations")]
@@ -454,9 +465,17 @@ def _versions(evaluation, answers: bool) -> list[_Version]:
 
 
 def prepare(
-    evaluation, *, date: str | None = None, note: str | None = None, no_answers: bool = False
+    evaluation,
+    *,
+    date: str | None = None,
+    note: str | None = None,
+    no_answers: bool = False,
+    live: int | None = None,
 ) -> Plan:
     """The rows recording ``evaluation`` writes, computed without touching a ledger.
+
+    ``live`` is the release whose version is the baseline, read from the
+    ledger (``--baseline live``): that version is not recorded again.
 
     Raises
     ------
@@ -511,10 +530,12 @@ def prepare(
     return Plan(
         source=data.source,
         input_sha256=digest.hexdigest(),
-        settings=_settings_key(evaluation),
+        settings=_settings_key(evaluation, live),
         golden_fingerprint=golden_fingerprint,
         items=items,
-        versions=_versions(evaluation, not no_answers),
+        versions=_versions(
+            evaluation, not no_answers, (evaluation.baseline,) if live is not None else ()
+        ),
         baseline=evaluation.baseline,
         candidate=evaluation.candidate,
         thresholds=thresholds,
@@ -529,6 +550,7 @@ def prepare(
         answers_kept=not no_answers,
         date=date,
         note=note,
+        reused=(evaluation.baseline,) if live is not None else (),
     )
 
 

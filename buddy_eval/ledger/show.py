@@ -25,6 +25,12 @@ def _text(value) -> str:
     return "-" if value is None else " ".join(str(value).split())
 
 
+def _baseline(label: str, settings: str) -> str:
+    """The baseline's label, and the release it was read from (``--baseline live``)."""
+    live = json.loads(settings).get("live_release")
+    return label if live is None else f"{label} (live, release {live})"
+
+
 def show(ledger: str | os.PathLike[str]) -> str:
     """The ledger's versions, evaluations and releases, as three tables of text.
 
@@ -42,7 +48,7 @@ def show(ledger: str | os.PathLike[str]) -> str:
         ).fetchall()
         evaluations = connection.execute(
             "SELECT e.id, b.label, c.label, e.verdict, e.reasons, e.rule, e.date, e.note, "
-            "e.input_sha256, e.buddy_eval_version FROM evaluations e "
+            "e.input_sha256, e.settings FROM evaluations e "
             "JOIN versions b ON b.id = e.baseline_version_id "
             "JOIN versions c ON c.id = e.candidate_version_id ORDER BY e.id"
         ).fetchall()
@@ -70,7 +76,7 @@ def show(ledger: str | os.PathLike[str]) -> str:
             [
                 [
                     str(i),
-                    base,
+                    _baseline(base, settings),
                     cand,
                     verdict if verdict == "RELEASE" else "BLOCK: " + "; ".join(json.loads(why)),
                     rule,
@@ -78,7 +84,7 @@ def show(ledger: str | os.PathLike[str]) -> str:
                     sha[:_SHORT],
                     _text(note),
                 ]
-                for i, base, cand, verdict, why, rule, date, note, sha, _ in evaluations
+                for i, base, cand, verdict, why, rule, date, note, sha, settings in evaluations
             ],
         )
     lines += ["", f"{format_count(len(releases), 'release')}:"]
