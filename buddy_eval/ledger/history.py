@@ -24,7 +24,9 @@ import sqlite3
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..errors import InputError
 from ..formatting import format_count, format_fraction, format_id_list
@@ -121,14 +123,16 @@ SELECT r.id, v.label, r.date, r.evaluation_id, e.verdict, r.override_reason, r.n
 FROM releases r JOIN versions v ON v.id = r.version_id
 LEFT JOIN evaluations e ON e.id = r.evaluation_id ORDER BY r.id
 """
-_ITEMS = """
-SELECT o.version_id, gi.item_id, gi.fingerprint, gi.item_type, o.trials,
-       o.correct, o.cited_ok, o.refused_ok, o.violation
-FROM outcomes o
-JOIN versions v ON v.id = o.version_id
-JOIN golden_items gi ON gi.golden_set_id = v.golden_set_id AND gi.position = o.position
-ORDER BY o.version_id, o.position
+_OUTCOMES = """
+SELECT version_id, position, trials, coalesce(correct, -1), coalesce(cited_ok, -1),
+       coalesce(refused_ok, -1), coalesce(violation, -1)
+FROM outcomes ORDER BY version_id, position
 """
+_GOLDEN = """
+SELECT golden_set_id, position, fingerprint, item_id, item_type FROM golden_items
+WHERE golden_set_id IN (SELECT golden_set_id FROM versions) ORDER BY golden_set_id, position
+"""
+_VERSION_SETS = "SELECT id, golden_set_id FROM versions ORDER BY id"
 
 
 def _read(connection: sqlite3.Connection, name: str):
@@ -138,7 +142,9 @@ def _read(connection: sqlite3.Connection, name: str):
             "metrics": connection.execute(_METRICS).fetchall(),
             "verdicts": connection.execute(_VERDICTS).fetchall(),
             "releases": connection.execute(_RELEASES).fetchall(),
-            "items": connection.execute(_ITEMS).fetchall(),
+            "outcomes": connection.execute(_OUTCOMES).fetchall(),
+            "golden": connection.execute(_GOLDEN).fetchall(),
+            "version_sets": connection.execute(_VERSION_SETS).fetchall(),
         }
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot read the ledger: {exc}", source=name) from None
@@ -207,74 +213,141 @@ def _versions_frame(rows, releases: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(columns)
 
 
-def _items_frame(rows) -> pd.DataFrame:
-    labels = {vid: label for vid, label, _, _ in rows["versions"]}
-    columns = list(zip(*rows["items"], strict=True)) if rows["items"] else [()] * 9
-    vid, item_id, fingerprint, item_type, trials, correct, cited, refused, violation = columns
+@dataclass(frozen=True)
+class _Grid:
+    """The items as arrays: per row its version's index, item code and whether it passed."""
+
+    version: np.ndarray
+    code: np.ndarray
+    passed: np.ndarray
+    item_ids: list  # per code
+    fingerprints: list  # per code
+
+
+def _items_frame(rows) -> tuple[pd.DataFrame, _Grid]:
+    """The items DataFrame, built column-wise, and its arrays for the cross-version views."""
+    labels = [label for _, label, _, _ in rows["versions"]]
+    index_of = {vid: k for k, (vid, *_) in enumerate(rows["versions"])}
+    set_of = dict(rows["version_sets"])
+    code_of: dict[str, int] = {}
+    item_ids: list[str] = []
+    sets: dict[int, dict[str, list]] = {}
+    for set_id, _, fingerprint, item_id, item_type in rows["golden"]:
+        entry = sets.setdefault(set_id, {"fingerprint": [], "item_id": [], "item_type": [],
+                                         "code": []})  # fmt: skip
+        code = code_of.setdefault(fingerprint, len(code_of))
+        if code == len(item_ids):
+            item_ids.append(item_id)
+        entry["fingerprint"].append(fingerprint)
+        entry["item_id"].append(item_id)
+        entry["item_type"].append(item_type)
+        entry["code"].append(code)
+    arrays = {
+        set_id: {
+            k: (np.array(v, np.int64) if k == "code" else pa.array(v, pa.string()))
+            for k, v in entry.items()
+        }
+        for set_id, entry in sets.items()
+    }
+    table = np.array(rows["outcomes"], dtype=np.int64).reshape(-1, 7)
+    vid, position = table[:, 0], table[:, 1]
+    trials, correct, cited, refused, violation = (table[:, k] for k in range(2, 7))
+    version = np.array([index_of[v] for v in vid.tolist()], np.int64) if len(vid) else vid
+    starts = np.flatnonzero(np.diff(vid, prepend=-1)) if len(vid) else np.array([], np.int64)
+    ends = np.append(starts[1:], len(vid)) if len(vid) else starts
+    strings: dict[str, list] = {"fingerprint": [], "item_id": [], "item_type": []}
+    code = np.empty(len(vid), np.int64)
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        columns = arrays[set_of[int(vid[start])]]
+        at = position[start:end]
+        code[start:end] = columns["code"][at]
+        for key in strings:
+            strings[key].append(columns[key].take(pa.array(at)))
+    answer = correct >= 0
+    passed = (trials > 0) & np.where(
+        answer, (correct == trials) & (cited == trials), refused == trials
+    )
+
+    def text(key: str) -> pd.Series:
+        chunks = strings[key] or [pa.array([], pa.string())]
+        return pd.Series(pa.chunked_array(chunks, pa.string()), dtype="str")
+
+    def counts(values: np.ndarray) -> pd.arrays.IntegerArray:
+        return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
+
     frame = pd.DataFrame(
         {
-            "version": pd.Series([labels[v] for v in vid], dtype="str"),
-            "item_id": pd.Series(item_id, dtype="str"),
-            "item_fingerprint": pd.Series(fingerprint, dtype="str"),
-            "item_type": pd.Series(item_type, dtype="str"),
-            "trials": pd.Series(trials, dtype="int64"),
-            "correct": pd.Series(correct, dtype="Int64"),
-            "cited_ok": pd.Series(cited, dtype="Int64"),
-            "refused_ok": pd.Series(refused, dtype="Int64"),
-            "violation": pd.Series(violation, dtype="Int64"),
+            "version": pd.Series(
+                pa.array(labels, pa.string()).take(pa.array(version)), dtype="str"
+            ),
+            "item_id": text("item_id"),
+            "item_fingerprint": text("fingerprint"),
+            "item_type": text("item_type"),
+            "trials": trials.copy(),
+            "correct": counts(correct),
+            "cited_ok": counts(cited),
+            "refused_ok": counts(refused),
+            "violation": counts(violation),
+            "passed": passed,
         }
     )
-    t = frame["trials"]
-    answer = frame["item_type"] == "ANSWER"
-    passes_answer = (frame["correct"] == t) & (frame["cited_ok"] == t)
-    passes_refuse = frame["refused_ok"] == t
-    passed = (t > 0) & pd.Series(
-        passes_answer.where(answer, passes_refuse).fillna(False).to_numpy(dtype=bool),
-        index=frame.index,
-    )
-    frame["passed"] = passed.astype(bool)
-    return frame
+    return frame, _Grid(version, code, passed, item_ids, list(code_of))
 
 
-def _across(items: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items failed by every version holding them; items flipped more than once."""
-    failed, flipped = [], []
-    for fingerprint, rows in items.groupby("item_fingerprint", sort=False):
-        passed = rows["passed"].tolist()
-        item_id = rows["item_id"].iloc[0]
-        if not any(passed):
-            failed.append((item_id, fingerprint, len(passed)))
-        flips = sum(a != b for a, b in zip(passed, passed[1:], strict=False))
-        if flips > 1:
-            flipped.append((item_id, fingerprint, flips, len(passed)))
-    always = pd.DataFrame(failed, columns=["item_id", "item_fingerprint", "versions"])
-    unstable = pd.DataFrame(flipped, columns=["item_id", "item_fingerprint", "flips", "versions"])
+def _across(grid: _Grid) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items failed by every version holding them; items flipped more than once.
+
+    Both in order of the items' first appearance (recording order, then golden order).
+    """
+    n_codes = len(grid.item_ids)
+    code = grid.code
+    held = np.bincount(code, minlength=n_codes)
+    passes = np.bincount(code, weights=grid.passed, minlength=n_codes)
+    order = np.lexsort((grid.version, code))
+    c, p = code[order], grid.passed[order]
+    change = (c[1:] == c[:-1]) & (p[1:] != p[:-1])
+    flips = np.bincount(c[1:][change], minlength=n_codes)
+    _, first = np.unique(code, return_index=True)
+    appearance = np.unique(code)[np.argsort(first, kind="stable")]
+
+    def frame(codes: np.ndarray, extra: dict) -> pd.DataFrame:
+        return pd.DataFrame(
+            {
+                "item_id": pd.Series([grid.item_ids[k] for k in codes.tolist()], dtype="str"),
+                "item_fingerprint": pd.Series(
+                    [grid.fingerprints[k] for k in codes.tolist()], dtype="str"
+                ),
+                **{k: v[codes].astype(np.int64) for k, v in extra.items()},
+            }
+        )
+
+    failed = appearance[(held[appearance] > 0) & (passes[appearance] == 0)]
+    unstable = appearance[flips[appearance] > 1]
     return (
-        always.astype({"item_id": "str", "item_fingerprint": "str", "versions": "int64"}),
-        unstable.astype(
-            {"item_id": "str", "item_fingerprint": "str", "flips": "int64", "versions": "int64"}
-        ),
+        frame(failed, {"versions": held}),
+        frame(unstable, {"flips": flips, "versions": held}),
     )
 
 
-def _escaped(items: pd.DataFrame, releases: pd.DataFrame) -> pd.DataFrame:
-    passed = {
-        version: dict(zip(rows["item_fingerprint"], rows["passed"], strict=True))
-        for version, rows in items.groupby("version", sort=False)
-    }
-    ids = dict(zip(items["item_fingerprint"], items["item_id"], strict=False))
-    order = list(zip(releases["version"], releases["date"], strict=True))
+def _escaped(grid: _Grid, releases: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
+    """Items passed in the version released before, failed in a release, passed in no later one."""
+    n_versions, n_codes = len(labels), len(grid.item_ids)
+    state = np.full((n_versions, n_codes), -1, np.int8)  # -1: not held, 0: failed, 1: passed
+    state[grid.version, grid.code] = grid.passed
+    index = {label: k for k, label in enumerate(labels)}
+    order = [index[v] for v in releases["version"].tolist()]
+    dates = releases["date"].tolist()
     found = []
     for k in range(1, len(order)):
-        (before, _), (version, date) = order[k - 1], order[k]
-        now, prior = passed.get(version, {}), passed.get(before, {})
-        later = [passed.get(v, {}) for v, _ in order[k + 1 :]]
-        for fingerprint, ok in now.items():
-            if ok or not prior.get(fingerprint, False):
-                continue
-            if any(outcome.get(fingerprint, False) for outcome in later):
-                continue
-            found.append((ids[fingerprint], fingerprint, version, date, before))
+        now, before = order[k], order[k - 1]
+        later = order[k + 1 :]
+        fixed = (state[later] == 1).any(axis=0) if later else np.zeros(n_codes, bool)
+        escaped = (state[now] == 0) & (state[before] == 1) & ~fixed
+        mine = grid.code[grid.version == now]
+        for c in mine[escaped[mine]].tolist():
+            found.append(
+                (grid.item_ids[c], grid.fingerprints[c], labels[now], dates[k], labels[before])
+            )
     columns = ["item_id", "item_fingerprint", "version", "release_date", "previous_release"]
     return pd.DataFrame(found, columns=columns).astype(dict.fromkeys(columns, "str"))
 
@@ -319,15 +392,16 @@ def history(ledger: str | os.PathLike[str]) -> History:
             "note": "str",
         }
     )
-    items = _items_frame(rows)
-    always, flipped = _across(items)
+    items, grid = _items_frame(rows)
+    always, flipped = _across(grid)
+    labels = [label for _, label, _, _ in rows["versions"]]
     return History(
         name,
         _versions_frame(rows, releases),
         items,
         always,
         flipped,
-        _escaped(items, releases),
+        _escaped(grid, releases, labels),
         releases,
     )
 
