@@ -86,3 +86,19 @@ def test_without_a_ledger_live_is_an_ordinary_label(write):
     proc = run_cli(write(text), "--baseline", "live", "--candidate", "v2")
     assert proc.returncode == 0
     assert proc.stdout.decode().startswith("live: correctness 0.33")
+
+
+def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
+    import json
+
+    path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
+    proc = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3",
+                   "--format", "json")  # fmt: skip
+    report = json.loads(proc.stdout)
+    assert report["baseline_source"] == {
+        "ledger": str(ledger), "version": "v2", "release": 1, "release_date": "2026-02-01",
+        "evaluation": 1, "paired_items": 3, "changed": ["q4"], "added": ["q5"], "removed": [],
+    }  # fmt: skip
+    plain = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    # The output format is a view, not a setting: the same evaluation, already recorded.
+    assert "already recorded as evaluation 2" in plain.stderr.decode()

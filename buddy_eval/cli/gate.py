@@ -215,7 +215,7 @@ def run(argv: list[str], lean: bool = False) -> int:
         if args.format == "json":
             from ..json_report import dumps, json_report
 
-            text = dumps(json_report(evaluation))
+            text = dumps(recorder.annotate(json_report(evaluation)))
         elif args.details:
             from ..details import details
 

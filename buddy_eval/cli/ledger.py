@@ -96,6 +96,26 @@ class Recorder:
         _say(self.live.message)
         return self.live.source, self.live.label
 
+    def annotate(self, report: dict) -> dict:
+        """The JSON report, with where a live baseline came from (``baseline_source``)."""
+        if self.live is None:
+            return report
+        live = self.live
+        return {
+            **report,
+            "baseline_source": {
+                "ledger": str(self.path),
+                "version": live.label,
+                "release": live.release_id,
+                "release_date": live.release_date,
+                "evaluation": live.evaluation_id,
+                "paired_items": live.paired,
+                "changed": list(live.changed),
+                "added": list(live.added),
+                "removed": list(live.removed),
+            },
+        }
+
     def prepare(self, evaluation) -> None:
         """Compute what will be written and refuse a conflicting version (before the verdict)."""
         if self.path is None:
