@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sqlite3
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .output import (
@@ -25,6 +25,10 @@ from .output import (
     one_line,
     write_stdout,
 )
+
+if TYPE_CHECKING:
+    from ..ledger.live import LiveBaseline
+    from ..ledger.record import Plan
 
 __all__ = ["Recorder", "add_ledger_arguments", "run_history", "run_ledger"]
 
@@ -70,8 +74,8 @@ class Recorder:
     def __init__(self, args: argparse.Namespace):
         self.path = args.ledger
         self.date, self.note, self.no_answers = args.date, args.note, args.no_answers
-        self.plan = None
-        self.live = None
+        self.plan: Plan | None = None
+        self.live: LiveBaseline | None = None
         if self.path is None:
             for flag, value in (("--date", args.date), ("--note", args.note)):
                 if value is not None:
@@ -92,9 +96,9 @@ class Recorder:
             return args.input, args.baseline
         from ..ledger.live import live_baseline
 
-        self.live = live_baseline(self.path, args.input, trials=args.trials)
-        _say(self.live.message)
-        return self.live.source, self.live.label
+        live = self.live = live_baseline(self.path, args.input, trials=args.trials)
+        _say(live.message)
+        return live.source, live.label
 
     def annotate(self, report: dict) -> dict:
         """The JSON report, with where a live baseline came from (``baseline_source``)."""
@@ -123,7 +127,7 @@ class Recorder:
         from ..ledger.record import prepare
         from ..ledger.schema import connect
 
-        self.plan = prepare(
+        plan = self.plan = prepare(
             evaluation,
             date=self.date,
             note=self.note,
@@ -137,7 +141,7 @@ class Recorder:
                 return
             raise
         try:
-            self.plan.check(connection)
+            plan.check(connection)
         finally:
             connection.close()
 
@@ -145,6 +149,8 @@ class Recorder:
         """Record (after the verdict was printed); return ``status``, or 2 or 3 on failure."""
         if self.plan is None:
             return status
+        import sqlite3
+
         from ..ledger.schema import connect, ledger_error
 
         try:

@@ -256,11 +256,11 @@ def _items_frame(rows) -> tuple[pd.DataFrame, _Grid]:
     starts = np.flatnonzero(np.diff(vid, prepend=-1)) if len(vid) else np.array([], np.int64)
     ends = np.append(starts[1:], len(vid)) if len(vid) else starts
     strings: dict[str, list] = {"fingerprint": [], "item_id": [], "item_type": []}
-    code = np.empty(len(vid), np.int64)
+    codes = np.empty(len(vid), np.int64)
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         columns = arrays[set_of[int(vid[start])]]
         at = position[start:end]
-        code[start:end] = columns["code"][at]
+        codes[start:end] = columns["code"][at]
         for key in strings:
             strings[key].append(columns[key].take(pa.array(at)))
     answer = correct >= 0
@@ -291,7 +291,7 @@ def _items_frame(rows) -> tuple[pd.DataFrame, _Grid]:
             "passed": passed,
         }
     )
-    return frame, _Grid(version, code, passed, item_ids, list(code_of))
+    return frame, _Grid(version, codes, passed, item_ids, list(code_of))
 
 
 def _across(grid: _Grid) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -190,7 +190,7 @@ class Plan:
     versions: list[_Version]
     baseline: str
     candidate: str
-    thresholds: tuple[str, str, str]
+    thresholds: tuple[str, ...]
     rule: str
     margin: str | None
     min_paired: int
@@ -302,7 +302,7 @@ class Plan:
                 "reference, blocks, measured, bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(evaluation_id, *check) for check in self.checks],
             )
-            return Recorded(int(evaluation_id), True, tuple(added))
+            return Recorded(new_id(evaluation_id), True, tuple(added))
 
     def _golden_set(self, connection: sqlite3.Connection) -> int:
         row = connection.execute(
@@ -319,7 +319,7 @@ class Plan:
             "item_type, required_source, keywords) VALUES (?, ?, ?, ?, ?, ?, ?)",
             ((golden_set_id, position, *item) for position, item in enumerate(self.items)),
         )
-        return int(golden_set_id)
+        return new_id(golden_set_id)
 
     def _insert_version(self, connection, version: _Version, golden_set_id: int) -> int:
         version_id = connection.execute(
@@ -343,7 +343,14 @@ class Plan:
             "VALUES (?, ?, ?, ?, ?, ?)",
             ((version_id, *row) for row in version.rows),
         )
-        return int(version_id)
+        return new_id(version_id)
+
+
+def new_id(rowid: int | None) -> int:
+    """The id SQLite gave the row just inserted."""
+    if rowid is None:  # pragma: no cover - an INSERT always sets it
+        raise sqlite3.InterfaceError("no row id after an insert")
+    return rowid
 
 
 def _integer(value) -> int | str:

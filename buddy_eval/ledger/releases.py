@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from ..errors import InputError, quoted
-from .record import _text, check_date, now_utc
+from .record import _text, check_date, new_id, now_utc
 from .schema import connect, ledger_error, transaction
 
 __all__ = ["Released", "release"]
@@ -89,7 +89,7 @@ def release(
     CouldNotFinishError
         The ledger could not be written.
     """
-    version = _text(version, "the version label")
+    label = _text(version, "the version label")
     note = _text(note, "note")
     override = _text(override, "the override reason")
     if override is not None and not override.strip():
@@ -99,7 +99,7 @@ def release(
     try:
         with transaction(connection):
             row = connection.execute(
-                "SELECT id FROM versions WHERE label = ?", (version,)
+                "SELECT id FROM versions WHERE label = ?", (label,)
             ).fetchone()
             if row is None:
                 labels = [
@@ -130,4 +130,4 @@ def release(
         raise ledger_error(ledger_path, exc) from None
     finally:
         connection.close()
-    return Released(int(release_id), version, date, evaluation_id, verdict, override)
+    return Released(new_id(release_id), version, date, evaluation_id, verdict, override)
