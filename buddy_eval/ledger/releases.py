@@ -98,9 +98,7 @@ def release(
     connection = connect(ledger_path, write=True)
     try:
         with transaction(connection):
-            row = connection.execute(
-                "SELECT id FROM versions WHERE label = ?", (label,)
-            ).fetchone()
+            row = connection.execute("SELECT id FROM versions WHERE label = ?", (label,)).fetchone()
             if row is None:
                 labels = [
                     r[0] for r in connection.execute("SELECT label FROM versions ORDER BY id")
