@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -174,8 +175,8 @@ def _golden_items(data) -> list[tuple]:
 class _Version:
     label: str
     results_sha256: str
-    rows: list  # results rows: (position, trial, cited, refused, answer)
-    outcomes: list  # (position, trials, correct, cited_ok, refused_ok, violation)
+    rows: list  # results columns: position, trial, cited, refused, answer
+    outcomes: list  # outcomes columns: position, trials, correct, cited_ok, refused_ok, violation
 
 
 @dataclass
@@ -329,19 +330,19 @@ class Plan:
                 version.label,
                 golden_set_id,
                 version.results_sha256,
-                len(version.rows),
+                len(version.rows[0]),
                 int(self.answers_kept),
             ),
         ).lastrowid
         connection.executemany(
             "INSERT INTO outcomes (version_id, position, trials, correct, cited_ok, "
             "refused_ok, violation) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            ((version_id, *row) for row in version.outcomes),
+            zip(itertools.repeat(version_id), *version.outcomes),
         )
         connection.executemany(
             "INSERT INTO results (version_id, position, trial, cited, refused, answer) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            ((version_id, *row) for row in version.rows),
+            zip(itertools.repeat(version_id), *version.rows),
         )
         return new_id(version_id)
 
@@ -430,18 +431,19 @@ def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Ve
         if label in skip:
             continue
         cells = slice(v * n_items, (v + 1) * n_items)
-        answer_cols = [passes[m][cells].tolist() for m in ("correctness", "citation")]
-        refuse_cols = [passes[m][cells].tolist() for m in ("refusal", "violations")]
+        # Columns, NULL where a check is not of the item's type.
         outcomes = [
-            (i, t, a1, a2, None, None) if kind else (i, t, None, None, r1, r2)
-            for i, t, kind, a1, a2, r1, r2 in zip(
-                range(n_items),
-                trials[cells].tolist(),
-                is_answer.tolist(),
-                *answer_cols,
-                *refuse_cols,
-                strict=True,
-            )
+            list(range(n_items)),
+            trials[cells].tolist(),
+            *(
+                np.where(applies, passes[m][cells].astype(object), None).tolist()
+                for m, applies in (
+                    ("correctness", is_answer),
+                    ("citation", is_answer),
+                    ("refusal", ~is_answer),
+                    ("violations", ~is_answer),
+                )
+            ),
         ]
         code = data.join.versions.index(label)
         mine = np.flatnonzero((join.version == code) & (join.item >= 0))
@@ -457,16 +459,13 @@ def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Ve
         _hash_strings(digest, results.item_id.take(taken))
         _hash_strings(digest, cited)
         _hash_strings(digest, said)
-        rows = list(
-            zip(
-                join.item[mine].tolist(),
-                trial[mine].tolist(),
-                cited.to_pylist(),
-                refused.astype(np.int64).tolist(),
-                said.to_pylist() if answers else [None] * len(mine),
-                strict=True,
-            )
-        )
+        rows = [
+            join.item[mine].tolist(),
+            trial[mine].tolist(),
+            cited.to_pylist(),
+            refused.astype(np.int64).tolist(),
+            said.to_pylist() if answers else [None] * len(mine),
+        ]
         out.append(_Version(label, digest.hexdigest(), rows, outcomes))
     return out
 
