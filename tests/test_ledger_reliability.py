@@ -280,3 +280,33 @@ def test_fingerprints_of_text_json_escapes_match_json(tmp_path):
     canonical = json.dumps(['q"1', "ANSWER", "L\\1", ["a\\b", '"c"']], ensure_ascii=False,
                            separators=(",", ":"))  # fmt: skip
     assert stored[0][0] == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@pytest.mark.slow
+def test_sigterm_mid_record_rolls_back_and_exits_3_after_the_verdict(ledger, tmp_path):
+    before = dump(ledger)
+    path = tmp_path / "big.txt"
+    path.write_text(big_input(150_000, ("t1", "t2")))
+    wal = Path(f"{ledger}-wal")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", "t1", "--candidate", "t2",
+         "--ledger", str(ledger)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    sent = False
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(FileNotFoundError):
+            if wal.stat().st_size > 1_000_000:
+                proc.send_signal(signal.SIGTERM)
+                sent = True
+                break
+        time.sleep(0.005)
+    out, err = proc.communicate(timeout=60)
+    assert sent, "the record finished before the signal could be sent"
+    assert proc.returncode == 3
+    assert out.decode().splitlines()[-1] == "RELEASE"
+    assert err.decode().splitlines()[-1] == (
+        "buddy-eval: error: could not finish: interrupted by signal SIGTERM"
+    )
+    assert dump(ledger) == before
