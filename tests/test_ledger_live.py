@@ -102,3 +102,24 @@ def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
     plain = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
     # The output format is a view, not a setting: the same evaluation, already recorded.
     assert "already recorded as evaluation 2" in plain.stderr.decode()
+
+
+def test_the_documented_pandas_query_gives_each_version_its_own_figures(ledger, write):
+    import re
+
+    from tests.conftest import ROOT
+
+    path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
+    run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", page, flags=re.S)
+                 if "read_sql_query" in b and "rates" in b)  # fmt: skip
+    namespace: dict = {}
+    exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
+    rates = namespace["rates"]
+    assert rates[["label", "numerator", "denominator"]].values.tolist() == [
+        ["v1", 1, 3], ["v2", 2, 3], ["v3", 3, 4],
+    ]  # fmt: skip
+    found = be.history(ledger).versions
+    assert found["correctness_numerator"].tolist() == rates["numerator"].tolist()
+    assert found["correctness_denominator"].tolist() == rates["denominator"].tolist()
