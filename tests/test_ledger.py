@@ -7,6 +7,8 @@ import json
 import sqlite3
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import buddy_eval as be
 from buddy_eval.ledger.schema import SCHEMA_VERSION
@@ -303,3 +305,47 @@ def test_the_documented_schema_is_the_schema():
 
     page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
     assert "```sql\n" + SCHEMA + "```" in page
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(list('ab\u00e9\u4e2d"\\/{}[]:') + ["\x01", "\t"]),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ids=st.lists(_TEXT, min_size=1, max_size=4, unique=True),
+    keywords=st.lists(st.lists(_TEXT, max_size=3), min_size=4, max_size=4),
+    source=_TEXT,
+)
+def test_item_fingerprints_are_the_sha256_of_the_json_canonical_form(ids, keywords, source):
+    import pandas as pd
+
+    from buddy_eval.ledger.record import _golden_items
+
+    n = len(ids)
+    types = ["ANSWER" if k % 2 == 0 else "REFUSE" for k in range(n)]
+    golden = pd.DataFrame({
+        "item_id": ids, "item_type": types,
+        "required_source": [source if t == "ANSWER" else None for t in types],
+        "keywords": [keywords[k] if t == "ANSWER" else [] for k, t in enumerate(types)],
+    })  # fmt: skip
+    results = pd.DataFrame(
+        {"version": ["OLD"], "item_id": [ids[0]], "cited": ["-"], "refused": ["N"],
+         "answer": ["x"]}
+    )  # fmt: skip
+    try:
+        data = be.from_frames(golden, results, [0.5, 0.5, 0.5])
+    except be.InputError:
+        return  # a value the input format refuses (blank keywords, spaces in ids, ...)
+    gc = data.golden_columns
+    expected = [
+        hashlib.sha256(
+            json.dumps([i, t, s, k or []], ensure_ascii=False, separators=(",", ":")).encode()
+        ).hexdigest()
+        for i, t, s, k in zip(gc.item_id.to_pylist(), types, gc.required_source.to_pylist(),
+                              gc.keywords.to_pylist(), strict=True)  # fmt: skip
+    ]
+    assert [item[0] for item in _golden_items(data)] == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -134,12 +135,9 @@ class Recorder:
             no_answers=self.no_answers,
             live=None if self.live is None else self.live.release_id,
         )
-        try:
-            connection = connect(self.path)
-        except InputError as exc:
-            if "no ledger here" in str(exc):  # a new ledger: nothing to conflict with
-                return
-            raise
+        if not os.path.lexists(self.path):  # a new ledger: nothing to conflict with
+            return
+        connection = connect(self.path)
         try:
             plan.check(connection)
         finally:
