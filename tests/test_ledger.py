@@ -296,7 +296,7 @@ def test_every_ledger_command_is_in_help():
         assert text in gate
     assert run_cli("ledger", "--help").returncode == 0
     assert "--override REASON" in run_cli("ledger", "--help").stdout.decode()
-    assert "--format {text,json}" in run_cli("history", "--help").stdout.decode()
+    assert "--format {text,json,markdown}" in run_cli("history", "--help").stdout.decode()
 
 
 def test_the_documented_schema_is_the_schema():

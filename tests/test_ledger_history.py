@@ -180,3 +180,30 @@ def test_an_empty_history_for_a_ledger_without_versions(tmp_path, ledger):
     assert found.versions.empty and found.items.empty and found.live is None
     text = run_cli("history", "--ledger", new).stdout.decode()
     assert text.startswith(f"ledger {new}: 0 versions, 0 releases; nothing released yet")
+
+
+def test_the_markdown_view_shows_the_same_table(ledger):
+    text = run_cli("history", "--ledger", ledger).stdout.decode().splitlines()
+    markdown = run_cli("history", "--ledger", ledger, "--format", "markdown").stdout.decode()
+    lines = markdown.splitlines()
+    assert lines[0] == f"### ledger {ledger}: 4 versions, 3 releases; live: v3 since 2026-01-15"
+    assert lines[2] == ("| version | golden set | items | correctness | citation | refusal | "
+                        "violations | verdict | released |")  # fmt: skip
+    rows = [line.strip("| ").split(" | ") for line in lines[4:8]]
+    for row, plain in zip(rows, text[3:7], strict=True):
+        assert row[0] == plain.split()[0] and row[3:7] == plain.split()[3:7]
+    assert rows[2][-1] == "2026-01-15 (override: outage fix)"
+    assert lines[-3:] == [
+        "- items failed by every version (1): q4",
+        "- items flipped more than once (2): q1 (2 flips), q2 (2 flips)",
+        "- regressions that escaped (1): q1 in v3 (released 2026-01-15)",
+    ]
+
+
+def test_markdown_escapes_pipes_in_labels_and_reasons(tmp_path):
+    path = tmp_path / "l.ledger"
+    text = make_input("v1", "a|b", passing={"v1": {"q1"}, "a|b": {"q1", "q2"}})
+    be.record(be.evaluate(text, "v1", "a|b"), path)
+    be.release(path, "a|b", date="2026-01-01", override="x | y")
+    markdown = run_cli("history", "--ledger", path, "--format", "markdown").stdout.decode()
+    assert "| a\\|b |" in markdown and "(override: x \\| y)" in markdown

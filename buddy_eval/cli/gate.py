@@ -63,7 +63,7 @@ other commands:
                        record that a version went live (see buddy-eval ledger --help)
   buddy-eval ledger show --ledger PATH
                        list the ledger's versions, evaluations and releases
-  buddy-eval history --ledger PATH [--format text|json]
+  buddy-eval history --ledger PATH [--format text|json|markdown]
                        what happened across the recorded versions
   (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
 

@@ -248,9 +248,10 @@ def _history_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ledger", required=True, metavar="PATH", help="the ledger file")
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "markdown"),
         default="text",
-        help="text (default): readable tables; json: one JSON object",
+        help="text (default): readable tables; json: one JSON object; markdown: a table "
+        "for a pull request or a wiki",
     )
     return parser
 
@@ -259,10 +260,11 @@ def run_history(argv: list[str]) -> int:
     """``buddy-eval history ...``; return the exit status (0, or 2 for an input error)."""
     args = _history_parser().parse_args(argv)
     try:
-        from ..ledger.history import history, history_json, history_text
+        from ..ledger.history import history, history_json, history_markdown, history_text
 
         found = history(args.ledger)
-        text = history_json(found) if args.format == "json" else history_text(found)
+        view = {"json": history_json, "markdown": history_markdown, "text": history_text}
+        text = view[args.format](found)
     except InputError as exc:
         return error(str(exc))
     write_stdout(text + "\n")

@@ -33,7 +33,7 @@ from ..formatting import format_count, format_fraction, format_id_list
 from ..vocabulary import RATE_METRICS
 from .schema import connect
 
-__all__ = ["History", "history", "history_json", "history_text"]
+__all__ = ["History", "history", "history_json", "history_markdown", "history_text"]
 
 #: Hex digits of a fingerprint the views show.
 SHORT = 12
@@ -431,12 +431,13 @@ def _item_names(items: pd.DataFrame) -> dict[str, str]:
     }
 
 
-def history_text(found: History) -> str:
-    """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
-    versions = found.versions
+_HEADER = ["version", "golden set", "items", *RATE_METRICS, "violations", "verdict", "released"]
+
+
+def _head(found: History) -> str:
     live = found.live
-    head = (
-        f"ledger {found.ledger}: {format_count(len(versions), 'version')}, "
+    return (
+        f"ledger {found.ledger}: {format_count(len(found.versions), 'version')}, "
         f"{format_count(len(found.releases), 'release')}; "
         + (
             f"live: {live} since {found.releases['date'].iloc[-1]}"
@@ -444,28 +445,24 @@ def history_text(found: History) -> str:
             else "nothing released yet"
         )
     )
-    header = ["version", "golden set", "items", *RATE_METRICS, "violations", "verdict", "released"]
-    lines = [head, ""]
+
+
+def _cells(found: History) -> tuple[list[list[str]], dict[int, str]]:
+    """Per version its cells, and the golden-set-change notes before some rows."""
     block: list[list[str]] = []
-    marks: list[tuple[int, str]] = []
+    marks: dict[int, str] = {}
     previous = None
-    for row in versions.to_dict("records"):
+    for row in found.versions.to_dict("records"):
         if row["golden_changed"]:
-            marks.append(
-                (
-                    len(block),
-                    f"-- golden set changed: {previous} -> {row['golden_set']}; the rates "
-                    "below are not on the same measuring stick as those above --",
-                )
+            marks[len(block)] = (
+                f"golden set changed: {previous} -> {row['golden_set']}; the rates below are "
+                "not on the same measuring stick as those above"
             )
         previous = row["golden_set"]
         verdict = "-" if _na(row["verdict"]) else f"{row['verdict']} vs {row['baseline']}"
-        if _na(row["release_date"]):
-            released = "-"
-        else:
-            released = row["release_date"]
-            if not _na(row["override_reason"]):
-                released += f" (override: {row['override_reason']})"
+        released = "-" if _na(row["release_date"]) else row["release_date"]
+        if not _na(row["release_date"]) and not _na(row["override_reason"]):
+            released += f" (override: {row['override_reason']})"
         block.append(
             [
                 str(row["version"]),
@@ -477,29 +474,56 @@ def history_text(found: History) -> str:
                 released,
             ]
         )
-    table = _table(header, block)
-    lines.append(table[0])
-    for k, line in enumerate(table[1:]):
-        lines += [text for at, text in marks if at == k]
-        lines.append(line)
+    return block, marks
+
+
+def _summary(found: History) -> list[str]:
+    """The three lines about items across versions."""
     always, flipped, escaped = found.always_failed, found.flipped, found.escaped
     named = _item_names(found.items)
-    lines += [
-        "",
+    flips = zip(flipped["item_fingerprint"], flipped["flips"], strict=True)
+    escapes = zip(
+        escaped["item_fingerprint"], escaped["version"], escaped["release_date"], strict=True
+    )
+    return [
         f"items failed by every version ({len(always)}): "
         + format_id_list(named[fp] for fp in always["item_fingerprint"]),
         f"items flipped more than once ({len(flipped)}): "
-        + format_id_list(
-            f"{i} ({n} flips)" for i, n in zip(flipped["item_id"], flipped["flips"], strict=True)
-        ),  # fmt: skip
+        + format_id_list(f"{named[fp]} ({n} flips)" for fp, n in flips),
         f"regressions that escaped ({len(escaped)}): "
-        + format_id_list(
-            f"{i} in {v} (released {d})"
-            for i, v, d in zip(
-                escaped["item_id"], escaped["version"], escaped["release_date"], strict=True
-            )  # fmt: skip
-        ),
+        + format_id_list(f"{named[fp]} in {v} (released {d})" for fp, v, d in escapes),
     ]
+
+
+def history_text(found: History) -> str:
+    """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
+    block, marks = _cells(found)
+    table = _table(_HEADER, block)
+    lines = [_head(found), "", table[0]]
+    for k, line in enumerate(table[1:]):
+        if k in marks:
+            lines.append(f"-- {marks[k]} --")
+        lines.append(line)
+    return "\n".join([*lines, "", *_summary(found)])
+
+
+def _md(text: str) -> str:
+    """A table cell: pipes and backslashes escaped, whitespace collapsed."""
+    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split())
+
+
+def history_markdown(found: History) -> str:
+    """The history as Markdown: a heading, one table, a note where the golden set changed."""
+    block, marks = _cells(found)
+    lines = [f"### {_md(_head(found))}", ""]
+    lines.append("| " + " | ".join(_HEADER) + " |")
+    lines.append("|" + "---|" * len(_HEADER))
+    for k, cells in enumerate(block):
+        if k in marks:
+            lines.append(f"| **{_md(marks[k])}** |" + " |" * (len(_HEADER) - 1))
+        lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    lines.append("")
+    lines += [f"- {_md(line)}" for line in _summary(found)]
     return "\n".join(lines)
 
 
