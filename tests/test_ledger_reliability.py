@@ -163,8 +163,13 @@ def test_a_read_only_ledger_prints_the_verdict_then_exits_3(ledger, write):
     undo = _make_read_only(ledger)
     try:
         proc = run_cli(path, "--baseline", "v2", "--candidate", "v3", "--ledger", ledger)
+        released = run_cli("ledger", "release", "v2", "--ledger", ledger)
+        shown = run_cli("history", "--ledger", ledger)
     finally:
         undo()
+    assert released.returncode == 3 and released.stdout == b""
+    assert released.stderr.decode().startswith("buddy-eval: error: could not finish: ")
+    assert shown.returncode == 0  # reading needs no write access
     assert proc.returncode == 3
     assert proc.stdout == plain.stdout  # the verdict first, as without a ledger
     assert proc.stderr.decode() == (
