@@ -38,6 +38,8 @@ _LAZY = {
     "record": "ledger.record",
     "release": "ledger.releases",
     "history": "ledger.history",
+    "plot_history": "ledger.plotting",
+    "plot_history_grid": "ledger.plotting",
 }
 
 __all__ = [
@@ -61,6 +63,8 @@ __all__ = [
     "metrics_table",
     "plot_changes",
     "plot_diff_intervals",
+    "plot_history",
+    "plot_history_grid",
     "plot_item_grid",
     "plot_metrics",
     "plot_trial_rates",

@@ -207,3 +207,32 @@ def test_markdown_escapes_pipes_in_labels_and_reasons(tmp_path):
     be.release(path, "a|b", date="2026-01-01", override="x | y")
     markdown = run_cli("history", "--ledger", path, "--format", "markdown").stdout.decode()
     assert "| a\\|b |" in markdown and "(override: x \\| y)" in markdown
+
+
+def test_plot_history_draws_the_rates_thresholds_releases_and_golden_changes(ledger):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    edited = GOLDEN.replace("L4 delta", "L4 delta,epsilon")
+    passing = {"v5": {"q1"}, "v6": {"q1", "q2"}}
+    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger)
+    ax = be.plot_history(be.history(ledger))
+    lines = {line.get_gid(): line for line in ax.get_lines()}
+    assert list(lines["rate/correctness/0"].get_ydata()) == [1 / 3, 2 / 3, 1 / 3, 1 / 3]
+    assert list(lines["rate/correctness/1"].get_ydata()) == [1 / 3, 2 / 3]
+    assert list(lines["threshold/citation"].get_ydata()) == [0.5, 0.5]
+    assert "golden-change/v5" in lines
+    bands = {p.get_gid(): p for p in ax.patches}
+    assert set(bands) == {"release/v1", "release/v2", "release/v3"}
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["v1", "v2", "v3", "v4", "v5", "v6"]
+    grid = be.plot_history_grid(ledger)
+    (image,) = [i for i in grid.get_images() if i.get_gid() == "history-grid"]
+    labels = [t.get_text() for t in grid.get_yticklabels()]
+    # q3 always passes, both q4s always fail; q2 flips 3 times, q1 twice (most first).
+    assert labels == ["q2", "q1"]
+    data = image.get_array()
+    assert data[0].tolist() == [0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+    assert data[1].tolist() == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    plt.close("all")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -83,6 +83,8 @@ class History:
     releases : pandas.DataFrame
         One row per release, in order: ``release`` (int64), ``version``,
         ``date``, ``evaluation`` (Int64), ``verdict``, ``override_reason``, ``note``.
+    thresholds : dict of str to Fraction
+        The thresholds of the latest evaluation (empty before any).
     """
 
     ledger: str
@@ -92,6 +94,7 @@ class History:
     flipped: pd.DataFrame
     escaped: pd.DataFrame
     releases: pd.DataFrame
+    thresholds: dict = field(default_factory=dict)
 
     @property
     def live(self) -> str | None:
@@ -133,6 +136,10 @@ SELECT golden_set_id, position, fingerprint, item_id, item_type FROM golden_item
 WHERE golden_set_id IN (SELECT golden_set_id FROM versions) ORDER BY golden_set_id, position
 """
 _VERSION_SETS = "SELECT id, golden_set_id FROM versions ORDER BY id"
+_THRESHOLDS = """
+SELECT threshold_correctness, threshold_citation, threshold_refusal
+FROM evaluations ORDER BY id DESC LIMIT 1
+"""
 
 
 def _read(connection: sqlite3.Connection, name: str):
@@ -145,6 +152,7 @@ def _read(connection: sqlite3.Connection, name: str):
             "outcomes": connection.execute(_OUTCOMES).fetchall(),
             "golden": connection.execute(_GOLDEN).fetchall(),
             "version_sets": connection.execute(_VERSION_SETS).fetchall(),
+            "thresholds": connection.execute(_THRESHOLDS).fetchall(),
         }
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot read the ledger: {exc}", source=name) from None
@@ -403,6 +411,11 @@ def history(ledger: str | os.PathLike[str]) -> History:
         flipped,
         _escaped(grid, releases, labels),
         releases,
+        {
+            metric: Fraction(value)
+            for row in rows["thresholds"]
+            for metric, value in zip(RATE_METRICS, row, strict=True)
+        },
     )
 
 

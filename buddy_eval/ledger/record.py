@@ -412,6 +412,13 @@ def _settings_key(evaluation, live: int | None) -> str:
     return json.dumps(settings, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+def _where(applies: np.ndarray, values: np.ndarray) -> list:
+    """``values`` as Python ints, None where the check does not apply."""
+    column = values.astype(object)
+    column[~applies] = None
+    return column.tolist()
+
+
 def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Version]:
     """Per version in the input: its result lines and per-item outcomes from the gate's grid."""
     data = evaluation.data
@@ -436,7 +443,7 @@ def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Ve
             list(range(n_items)),
             trials[cells].tolist(),
             *(
-                np.where(applies, passes[m][cells].astype(object), None).tolist()
+                _where(applies, passes[m][cells])
                 for m, applies in (
                     ("correctness", is_answer),
                     ("citation", is_answer),
