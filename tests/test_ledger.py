@@ -349,3 +349,20 @@ def test_item_fingerprints_are_the_sha256_of_the_json_canonical_form(ids, keywor
                               gc.keywords.to_pylist(), strict=True)  # fmt: skip
     ]
     assert [item[0] for item in _golden_items(data)] == expected
+
+
+def test_a_line_break_in_a_label_is_shown_escaped_never_breaking_a_table(ledger):
+    import pandas as pd
+
+    label = "v2\nDROP"
+    golden = pd.DataFrame({"item_id": ["q1"], "item_type": ["ANSWER"], "required_source": ["L1"],
+                           "keywords": ["a"]})  # fmt: skip
+    results = pd.DataFrame({"version": ["v1", label], "item_id": ["q1", "q1"],
+                            "cited": ["L1", "L1"], "refused": ["N", "N"],
+                            "answer": ["a", "a"]})  # fmt: skip
+    be.record(be.evaluate(be.from_frames(golden, results, [0.5, 0.5, 0.5]), "v1", label), ledger)
+    assert rows(ledger, "SELECT label FROM versions ORDER BY id") == [("v1",), (label,)]
+    shown = run_cli("ledger", "show", "--ledger", ledger).stdout.decode()
+    assert "v2\\x0aDROP" in shown and "\nDROP" not in shown
+    history = run_cli("history", "--ledger", ledger).stdout.decode()
+    assert "v2\\x0aDROP" in history and "\nDROP" not in history

@@ -32,6 +32,7 @@ from ..errors import InputError
 from ..formatting import format_count, format_fraction, format_id_list
 from ..vocabulary import RATE_METRICS
 from .schema import connect
+from .show import printable, text_table
 
 __all__ = ["History", "history", "history_json", "history_markdown", "history_text"]
 
@@ -429,9 +430,7 @@ def _rate(row, metric: str) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-            for r in [header, *rows]]  # fmt: skip
+    return text_table(header, rows)
 
 
 def _item_names(items: pd.DataFrame) -> dict[str, str]:
@@ -512,12 +511,12 @@ def history_text(found: History) -> str:
     """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
     block, marks = _cells(found)
     table = _table(_HEADER, block)
-    lines = [_head(found), "", table[0]]
+    lines = [printable(_head(found)), "", table[0]]
     for k, line in enumerate(table[1:]):
         if k in marks:
             lines.append(f"-- {marks[k]} --")
         lines.append(line)
-    return "\n".join([*lines, "", *_summary(found)])
+    return "\n".join([*lines, "", *(printable(line) for line in _summary(found))])
 
 
 def _md(text: str) -> str:

@@ -4,21 +4,36 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 
 from ..errors import InputError
 from ..formatting import format_count
 from .schema import connect
 
-__all__ = ["show"]
+__all__ = ["printable", "show", "text_table"]
 
 _SHORT = 12
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(text: str) -> str:
+    """Text as stored, control characters (a line break in a label) written as ``\\x0a``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def text_table(header: list[str], rows: list[list[str]], indent: str = "") -> list[str]:
+    """Columns padded to their widest cell, two spaces apart; cells made printable."""
+    cells = [[printable(c) for c in r] for r in [header, *rows]]
+    widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in cells]  # fmt: skip
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
-    return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-            for r in [header, *rows]]  # fmt: skip
+    return text_table(header, rows, "  ")
 
 
 def _text(value) -> str:
