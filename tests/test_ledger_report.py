@@ -39,3 +39,12 @@ def test_a_bad_ledger_is_refused_before_the_notebook_runs(tmp_path):
     assert proc.returncode == 2
     assert "is not a buddy_eval ledger (not an SQLite database)" in proc.stderr.decode()
     assert not out.exists()
+
+
+def test_the_report_never_overwrites_the_ledger(sample_ledger):
+    before = sample_ledger.read_bytes()
+    proc = run_cli("notebook", DATA / "sample_release.txt", "-o", sample_ledger, "--ledger",
+                   sample_ledger)  # fmt: skip
+    assert proc.returncode == 2
+    assert "is the --ledger file this run reads" in proc.stderr.decode()
+    assert sample_ledger.read_bytes() == before

@@ -117,7 +117,12 @@ def run(argv: list[str]) -> int:
     if args.input == "-":
         raise InputError("the notebook report reads a file; standard input (-) is not supported")
     check_output_path(
-        output, [("the input file", args.input), ("the --notebook file", args.notebook)]
+        output,
+        [
+            ("the input file", args.input),
+            ("the --notebook file", args.notebook),
+            ("the --ledger file", args.ledger),
+        ],
     )
     notebook = None if args.notebook is None else read_notebook(args.notebook)
     ledger = None
