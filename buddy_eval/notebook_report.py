@@ -102,6 +102,7 @@ def render_report(
     date: str | datetime.date | None = None,
     trials: bool = False,
     content: bytes | None = None,
+    ledger: str | None = None,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
 
@@ -148,6 +149,9 @@ def render_report(
         The input's bytes, already read (the command line reads INPUT once,
         so a FIFO or a file replaced mid-run cannot make the report, the
         verdict and the hash disagree). Default: read ``input_path`` once.
+    ledger : str, optional
+        An absolute path to a release ledger: the report ends with its
+        history (injected as ``ledger_path``).
 
     Returns
     -------
@@ -206,7 +210,8 @@ def render_report(
                 None,
                 # trials only when asked for: another --notebook need not know it
                 parameters={"input_path": name, "baseline": baseline, "candidate": candidate}
-                | ({"trials": True} if trials else {}),
+                | ({"trials": True} if trials else {})
+                | ({"ledger_path": ledger} if ledger else {}),
                 cwd=folder,
                 progress_bar=False,
                 log_output=False,

@@ -65,7 +65,7 @@ def test_a_closed_stderr_keeps_the_verdict():
     assert proc.stdout.startswith("OLD: correctness 0.84")
 
 
-@pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"]])
+@pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"], ["ledger"], ["history"]])
 def test_help_into_a_closed_pipe_never_prints_a_traceback(command):
     words = " ".join(command)
     proc = shell(f'$BE {words} --help | head -c 0; echo "status=${{PIPESTATUS[0]}}"')

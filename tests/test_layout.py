@@ -96,12 +96,13 @@ def test_vocabulary_imports_nothing_from_the_package():
 
 def test_subcommands_never_import_the_shell():
     graph = import_graph()
-    for module in ("buddy_eval.cli.gate", "buddy_eval.cli.tasks", "buddy_eval.cli.notebook"):
+    for module in ("buddy_eval.cli.gate", "buddy_eval.cli.tasks", "buddy_eval.cli.notebook",
+                   "buddy_eval.cli.ledger"):  # fmt: skip
         assert "buddy_eval.cli" not in graph[module], module
     assert graph["buddy_eval.cli.output"] <= {"buddy_eval.errors", "buddy_eval.vocabulary"}
 
 
-@pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"]])
+@pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"], ["ledger"], ["history"]])
 def test_every_subcommand_help_shows_the_same_exit_status_table(command):
     proc = run_cli(*command, "--help")
     assert proc.returncode == 0

@@ -44,6 +44,14 @@ def _dispatch(argv: list[str], lean: bool) -> int:
         from .notebook import run as run_notebook
 
         return run_notebook(argv[1:])
+    if argv[:1] == ["ledger"]:
+        from .ledger import run_ledger
+
+        return run_ledger(argv[1:])
+    if argv[:1] == ["history"]:
+        from .ledger import run_history
+
+        return run_history(argv[1:])
     from .gate import run as run_gate
 
     return run_gate(argv, lean)

@@ -13,6 +13,7 @@ from importlib.abc import MetaPathFinder
 from pathlib import Path
 
 from ..errors import InputError
+from .ledger import Recorder, add_ledger_arguments
 from .output import (
     EXIT_BLOCK,
     EXIT_RELEASE,
@@ -61,7 +62,13 @@ other commands:
                        score check-based golden tasks and compare two runs
   buddy-eval notebook INPUT -o report.html
                        run the release notebook on INPUT and write an HTML report
-  (a file named "tasks" or "notebook" is read as ./tasks or ./notebook)
+  buddy-eval ledger release LABEL --ledger PATH [--override REASON]
+                       record that a version went live (see buddy-eval ledger --help)
+  buddy-eval ledger show --ledger PATH
+                       list the ledger's versions, evaluations and releases
+  buddy-eval history --ledger PATH [--format text|json|markdown]
+                       what happened across the recorded versions
+  (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
 
 examples:
   buddy-eval data/sample_release.txt
@@ -69,6 +76,7 @@ examples:
   buddy-eval --details data/sample_release.txt
   buddy-eval --trials data/sample_trials.txt
   buddy-eval --format json data/sample_release.txt > report.json
+  buddy-eval data/sample_release.txt --ledger release.ledger --date 2026-03-01
   cat results.txt | buddy-eval -
 """
 )
@@ -144,6 +152,7 @@ def parser() -> argparse.ArgumentParser:
         "noninferiority: a regression is a metric not shown non-inferior within --margin "
         "(thresholds and violations decide as always)",
     )
+    add_ledger_arguments(parser)
     return parser
 
 
@@ -209,10 +218,14 @@ def run(argv: list[str], lean: bool = False) -> int:
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
     try:
+        recorder = Recorder(args)  # --ledger: the path is checked before any work
         check_ci_outputs(
             args.markdown,
             args.junit,
-            [("the input file", None if args.input == "-" else args.input)],
+            [
+                ("the input file", None if args.input == "-" else args.input),
+                ("the ledger", getattr(args, "ledger", None)),
+            ],
         )
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
@@ -224,15 +237,14 @@ def run(argv: list[str], lean: bool = False) -> int:
             and not (args.markdown or args.junit)
         )
         with _without_pandas(lean and plain):
-            evaluation = evaluate(
-                args.input, args.baseline, args.candidate, settings, trials=args.trials
-            )
+            source, baseline = recorder.gate_input(args)  # --baseline live: from the ledger
+            evaluation = evaluate(source, baseline, args.candidate, settings, trials=args.trials)
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":
             from ..json_report import dumps, json_report
 
-            text = dumps(json_report(evaluation))
+            text = dumps(recorder.annotate(json_report(evaluation)))
         elif args.format == "markdown":
             from ..markdown_report import markdown_report
 
@@ -241,6 +253,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             from ..details_text import details
 
             text += "\n\n" + details(evaluation)
+        recorder.prepare(evaluation)
     except InputError as exc:
         return error(str(exc))
     warn(evaluation.warnings)
@@ -255,4 +268,4 @@ def run(argv: list[str], lean: bool = False) -> int:
         from ..junit_report import junit_report
 
         write_atomic(Path(args.junit), junit_report(evaluation))
-    return EXIT_RELEASE if evaluation.release else EXIT_BLOCK
+    return recorder.finish(EXIT_RELEASE if evaluation.release else EXIT_BLOCK)

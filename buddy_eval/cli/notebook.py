@@ -11,6 +11,7 @@ file, and an existing report untouched.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -82,6 +83,12 @@ def parser() -> argparse.ArgumentParser:
         "--with-code", action="store_true", help="keep the notebook's code cells in the report"
     )
     parser.add_argument(
+        "--ledger",
+        metavar="PATH",
+        default=None,
+        help="end the report with the release history of this ledger (see buddy-eval history)",
+    )
+    parser.add_argument(
         "--notebook",
         metavar="PATH",
         type=Path,
@@ -110,9 +117,20 @@ def run(argv: list[str]) -> int:
     if args.input == "-":
         raise InputError("the notebook report reads a file; standard input (-) is not supported")
     check_output_path(
-        output, [("the input file", args.input), ("the --notebook file", args.notebook)]
+        output,
+        [
+            ("the input file", args.input),
+            ("the --notebook file", args.notebook),
+            ("the --ledger file", args.ledger),
+        ],
     )
     notebook = None if args.notebook is None else read_notebook(args.notebook)
+    ledger = None
+    if args.ledger is not None:
+        from ..ledger.schema import connect
+
+        connect(args.ledger).close()  # refused here (status 2) unless it is a ledger
+        ledger = os.path.abspath(args.ledger)
     content = read_input_bytes(args.input)
     stream = io.BytesIO(content)
     stream.name = args.input  # messages name the file as the user gave it
@@ -128,6 +146,7 @@ def run(argv: list[str]) -> int:
             date=args.date,
             trials=args.trials,
             content=content,
+            ledger=ledger,
         )
     write_atomic(output, html)
     if args.format == "json":

@@ -1,0 +1,125 @@
+"""``--baseline live``: the baseline's results from the ledger, paired by item fingerprint."""
+
+from __future__ import annotations
+
+import pytest
+
+import buddy_eval as be
+from tests.conftest import run_cli
+from tests.ledger_helpers import GOLDEN, make_input, result_lines
+
+#: The golden set grows: q4 is edited (another fingerprint) and q5 is new.
+GOLDEN_2 = GOLDEN.replace("L4 delta", "L4 delta,epsilon") + "q5 ANSWER L5 eta\n"
+CANDIDATE = result_lines("v3", {"q1", "q2"}) + "v3 q5 L5 N eta\n"
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    path = tmp_path / "release.ledger"
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path)
+    be.release(path, "v2", date="2026-02-01")
+    return path
+
+
+def test_the_live_baseline_is_scored_as_if_its_unchanged_lines_were_in_the_input(ledger, write):
+    only_candidate = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
+    # By hand: v2's lines for q1, q2, q3 (unchanged items); none for the edited q4 and new q5.
+    v2_lines = "".join(result_lines("v2", {"q1", "q2"}).splitlines(True)[:3])
+    by_hand = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE + v2_lines,
+                    "by_hand.txt")  # fmt: skip
+    expected = run_cli(by_hand, "--baseline", "v2", "--candidate", "v3")
+    proc = run_cli(only_candidate, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    assert (proc.returncode, proc.stdout) == (expected.returncode, expected.stdout)
+    assert proc.stdout.decode().splitlines()[0] == (
+        "v2: correctness 0.50 citation 0.50 refusal 1.00 violations 0"
+    )
+    err = proc.stderr.decode().splitlines()
+    assert err[0] == (
+        "buddy-eval: ledger: baseline 'v2' is the live version (release 1 of 2026-02-01, on "
+        "evaluation 1); 3 items paired; changed since: q4; added: q5 (both count as missing "
+        "for the baseline); removed: none"
+    )
+    assert f"{only_candidate}:5: golden item 'q4' has no result for version 'v2'" in err[1]
+    assert err[-1].endswith("recorded evaluation 2; new versions: 'v3'")
+    found = be.history(ledger)
+    # v2 keeps its own figures (on its own golden set) in the history.
+    assert found.versions["correctness_numerator"].tolist() == [1, 2, 3]
+    assert found.versions["baseline"].tolist()[1:] == ["v1", "v2"]
+    assert found.versions["golden_changed"].tolist() == [False, False, True]
+    shown = run_cli("ledger", "show", "--ledger", ledger).stdout.decode()
+    assert "v2 (live, release 1)" in shown
+
+
+def test_a_removed_item_is_listed(ledger, write):
+    golden = GOLDEN.replace("q2 ANSWER L2 beta\n", "")
+    lines = "".join(x for x in result_lines("v3", {"q1"}).splitlines(True) if " q2 " not in x)
+    path = write("THRESHOLDS 0.5 0.5 0.5\n" + golden + "RESULTS\n" + lines)
+    proc = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    assert "3 items paired; changed since: none; added: none" in proc.stderr.decode()
+    assert "removed: q2" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ("nothing released", "nothing has been released yet, so there is no live baseline"),
+        ("no answers", "was recorded without answers (--no-answers)"),
+        ("label in input", "the input already holds results for the live version 'v2'"),
+    ],
+)
+def test_the_live_baseline_is_refused_when_it_cannot_be_used(setup, message, tmp_path, write):
+    path = tmp_path / "l.ledger"
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path,
+              no_answers=setup == "no answers")  # fmt: skip
+    if setup != "nothing released":
+        be.release(path, "v2", date="2026-02-01")
+    text = "THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN + "RESULTS\n" + result_lines("v3", {"q1"})
+    if setup == "label in input":
+        text += result_lines("v2", {"q1"})
+    proc = run_cli(write(text), "--ledger", path, "--baseline", "live", "--candidate", "v3")
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert message in proc.stderr.decode()
+
+
+def test_without_a_ledger_live_is_an_ordinary_label(write):
+    text = make_input("v1", "v2").replace("v1 ", "live ")
+    proc = run_cli(write(text), "--baseline", "live", "--candidate", "v2")
+    assert proc.returncode == 0
+    assert proc.stdout.decode().startswith("live: correctness 0.33")
+
+
+def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
+    import json
+
+    path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
+    proc = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3",
+                   "--format", "json")  # fmt: skip
+    report = json.loads(proc.stdout)
+    assert report["baseline_source"] == {
+        "ledger": str(ledger), "version": "v2", "release": 1, "release_date": "2026-02-01",
+        "evaluation": 1, "paired_items": 3, "changed": ["q4"], "added": ["q5"], "removed": [],
+    }  # fmt: skip
+    plain = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    # The output format is a view, not a setting: the same evaluation, already recorded.
+    assert "already recorded as evaluation 2" in plain.stderr.decode()
+
+
+def test_the_documented_pandas_query_gives_each_version_its_own_figures(ledger, write):
+    import re
+
+    from tests.conftest import ROOT
+
+    path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
+    run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
+    page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", page, flags=re.S)
+                 if "read_sql_query" in b and "rates" in b)  # fmt: skip
+    namespace: dict = {}
+    exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
+    rates = namespace["rates"]
+    assert rates[["label", "numerator", "denominator"]].values.tolist() == [
+        ["v1", 1, 3], ["v2", 2, 3], ["v3", 3, 4],
+    ]  # fmt: skip
+    found = be.history(ledger).versions
+    assert found["correctness_numerator"].tolist() == rates["numerator"].tolist()
+    assert found["correctness_denominator"].tolist() == rates["denominator"].tolist()
