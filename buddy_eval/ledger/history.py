@@ -30,6 +30,7 @@ import pyarrow as pa
 
 from ..errors import InputError
 from ..formatting import format_count, format_fraction, format_id_list
+from ..markdown_report import markdown_escape
 from ..vocabulary import RATE_METRICS
 from .schema import connect
 from .show import printable, text_table
@@ -520,8 +521,12 @@ def history_text(found: History) -> str:
 
 
 def _md(text: str) -> str:
-    """A table cell: pipes and backslashes escaped, whitespace collapsed."""
-    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split())
+    """Text that renders literally in Markdown (the gate's escaping), whitespace collapsed."""
+    return markdown_escape(" ".join(text.split()), limit=_MD_LIMIT)
+
+
+#: Characters of one Markdown cell or line at most (labels and id lists are capped already).
+_MD_LIMIT = 2000
 
 
 def history_markdown(found: History) -> str:

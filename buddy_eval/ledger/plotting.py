@@ -6,6 +6,7 @@ and ``ax=None``, and return the Axes. matplotlib is imported inside the function
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,11 +27,11 @@ _OVERRIDE_COLOR = "#b3261e"
 GRID_MAX_ITEMS = 60
 
 
-def _history(found) -> History:
+def _history(found: History | str | os.PathLike[str]) -> History:
     return found if isinstance(found, History) else history(found)
 
 
-def plot_history(found, ax: Axes | None = None) -> Axes:
+def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None) -> Axes:
     """Correctness, citation and refusal over the versions, in recording order.
 
     A line per metric, broken where the golden set changed (a dashed
@@ -94,7 +95,12 @@ def plot_history(found, ax: Axes | None = None) -> Axes:
     return literal_axes(ax)
 
 
-def plot_history_grid(found, ax: Axes | None = None, *, max_items: int = GRID_MAX_ITEMS) -> Axes:
+def plot_history_grid(
+    found: History | str | os.PathLike[str],
+    ax: Axes | None = None,
+    *,
+    max_items: int = GRID_MAX_ITEMS,
+) -> Axes:
     """Items that changed outcome across versions, down; versions across: pass or fail.
 
     Only items whose outcome differs between versions holding them are drawn
