@@ -128,13 +128,15 @@ def _trial_lines(trials: TrialComparison) -> list[str]:
             f"  flaky        {format_id_list(trials.flaky_ids)} (trials disagree within a version)"
         )
     if b.k is not None:
+        some = f"at least one of {format_count(b.k, 'trial')} passes"
+        every = "the one trial passes" if b.k == 1 else f"all {b.k} trials pass"
         lines.append(
             f"  pass@{b.k:<7} {b.version} {format_rate(b.pass_at_k)}   "
-            f"{c.version} {format_rate(c.pass_at_k)}   (at least one of {b.k} trials passes)"
+            f"{c.version} {format_rate(c.pass_at_k)}   ({some})"
         )
         lines.append(
             f"  pass^{b.k:<7} {b.version} {format_rate(b.pass_hat_k)}   "
-            f"{c.version} {format_rate(c.pass_hat_k)}   (all {b.k} trials pass)"
+            f"{c.version} {format_rate(c.pass_hat_k)}   ({every})"
         )
     shares = [
         f"{v.version} {format_percent(v.within_share)}%"

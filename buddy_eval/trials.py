@@ -254,7 +254,8 @@ def compare_trials(
     base = _version(baseline, base_n, base_k, kk)
     cand = _version(candidate, cand_n, cand_k, kk)
     plan = None
-    if cand.within is not None and cand.between is not None and cand.trials_per_item:
+    # No variance at all (every trial of every item agrees): nothing to narrow, no plan.
+    if cand.within and cand.between is not None and cand.trials_per_item:
         plan = more_trials_or_items(cand.within, cand.between, cand.items, cand.trials_per_item)
     rates = tuple(
         (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)

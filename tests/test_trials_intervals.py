@@ -258,3 +258,16 @@ def test_the_sample_size_line_names_the_discordance_it_used():
 def test_a_tiny_tasks_delta_never_prints_as_zero():
     assert format_diff(Fraction(-1, 12180), 3) == "-0.0001"
     assert format_diff(Fraction(1, 3000), 3) == "+0.0003"
+
+
+def test_one_trial_per_item_reads_in_the_singular_and_zero_variance_has_no_plan():
+    text = _input([(True, True)] * 3)
+    mixed = text + "OLD q0 L1 N key\nNEW q0 L1 N no\n"  # q0 has 2 trials, the others 1
+    lines = details(be.evaluate(mixed, trials=True)).splitlines()
+    assert any(line.endswith("(at least one of 1 trial passes)") for line in lines)
+    assert any(line.endswith("(the one trial passes)") for line in lines)
+    # Every trial of every item agrees: no variance to split, so no "next" line.
+    doubled = text + "".join(f"OLD q{i} L1 N key\nNEW q{i} L1 N key\n" for i in range(3))
+    ev = be.evaluate(doubled, trials=True)
+    assert ev.paired["correctness"].trials.plan is None
+    assert not any(line.lstrip().startswith("next") for line in details(ev).splitlines())
