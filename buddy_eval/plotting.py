@@ -758,7 +758,7 @@ _MAX_NAMED_FLAKY = 8
 
 
 def plot_trial_rates(
-    evaluation: Evaluation | InputSource, metric: str = "correctness", ax: Axes | None = None
+    evaluation: Evaluation | InputSource, ax: Axes | None = None, *, metric: str = "correctness"
 ) -> Axes:
     """Per-item pass rates over repeated trials: baseline (x) against candidate (y).
 
@@ -772,9 +772,10 @@ def plot_trial_rates(
     ----------
     evaluation : Evaluation, EvalInput or path
         Loaded with repeated trials (``load(path, trials=True)``).
-    metric : str
-        ``correctness``, ``citation`` or ``refusal``.
     ax : matplotlib.axes.Axes, optional
+    metric : str
+        ``correctness`` (default), ``citation`` or ``refusal``; by name, so
+        every ``plot_*`` takes its data, then ``ax``.
 
     Returns
     -------

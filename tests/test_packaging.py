@@ -73,3 +73,16 @@ def test_the_main_entry_points_are_fully_annotated():
         missing = [p for p, v in signature.parameters.items() if v.annotation is inspect._empty]
         assert not missing, (name, missing)
         assert signature.return_annotation is not inspect._empty, name
+
+
+def test_every_plot_takes_its_data_then_ax_then_keywords_only():
+    import inspect
+
+    from buddy_eval.tasks import plotting as tasks_plotting
+
+    plots = [getattr(buddy_eval, n) for n in buddy_eval.__all__ if n.startswith("plot_")]
+    plots += [getattr(tasks_plotting, n) for n in tasks_plotting.__all__ if n.startswith("plot_")]
+    for plot in plots:
+        params = list(inspect.signature(plot).parameters.values())
+        assert params[1].name == "ax" and params[1].default is None, plot.__name__
+        assert all(p.kind is p.KEYWORD_ONLY for p in params[2:]), plot.__name__

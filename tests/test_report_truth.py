@@ -485,7 +485,7 @@ def test_the_flaky_chart_legend_covers_no_point(trials, metric):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = be.plot_trial_rates(trials, metric)
+    ax = be.plot_trial_rates(trials, metric=metric)
     fig = ax.figure
     fig.canvas.draw()
     box = ax.get_legend().get_window_extent()
