@@ -30,7 +30,7 @@ from .vocabulary import RATE_METRICS
 if TYPE_CHECKING:
     from .evaluation import Evaluation
 
-__all__ = ["markdown_escape", "markdown_report", "markdown_row"]
+__all__ = ["markdown_escape", "markdown_ids", "markdown_report", "markdown_row"]
 
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _WHERE_LISTED = "full list: `--details` or `--format json`"
@@ -63,10 +63,11 @@ def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
     return escaped + f"… ({rest} more characters)" if rest > 0 else escaped
 
 
-def _ids(ids) -> str:
+def markdown_ids(ids, where: str = _WHERE_LISTED) -> str:
+    """The first ids, escaped, then ``and N more (where)``: the capped list every summary shows."""
     shown = ", ".join(markdown_escape(i) for i in ids[:MAX_LISTED_IDS])
     more = len(ids) - MAX_LISTED_IDS
-    return shown + (f" and {more} more ({_WHERE_LISTED})" if more > 0 else "")
+    return shown + (f" and {more} more ({where})" if more > 0 else "")
 
 
 def markdown_row(cells) -> str:
@@ -133,7 +134,7 @@ def markdown_report(evaluation: Evaluation) -> str:
     labels = ("fixed", "regressed", "mixed", "missing")
     for m in paired.metrics:
         parts = [
-            f"{label} {len(m.ids[label])}: {_ids(m.ids[label])}"
+            f"{label} {len(m.ids[label])}: {markdown_ids(m.ids[label])}"
             for label in labels
             if m.ids.get(label)
         ]

@@ -21,19 +21,14 @@ from __future__ import annotations
 from fractions import Fraction
 from xml.etree import ElementTree
 
-from ..formatting import MAX_LISTED_IDS, format_diff, format_p_value, format_rate
+from ..formatting import format_diff, format_p_value, format_rate
 from ..junit_report import junit_document, junit_suite, xml_text
-from ..markdown_report import markdown_escape, markdown_row
+from ..markdown_report import markdown_escape, markdown_ids, markdown_row
 
 __all__ = ["comparison_junit", "comparison_markdown"]
 
 _WHERE_LISTED = "full list: `--format json`"
 
-
-def _ids(ids: list[str]) -> str:
-    shown = ", ".join(markdown_escape(i) for i in ids[:MAX_LISTED_IDS])
-    more = len(ids) - MAX_LISTED_IDS
-    return shown + (f" and {more} more ({_WHERE_LISTED})" if more > 0 else "")
 
 
 def _p(value) -> str:
@@ -106,15 +101,15 @@ def comparison_markdown(comparison) -> str:
     pairs = comparison.pairs
     for change, words in (("loss", f"{label_b} lower"), ("win", f"{label_b} higher")):
         ids = pairs.loc[pairs["change"] == change, "golden_id"].tolist()
-        lines.append(f"- **{words}**: {_ids(ids) if ids else 'none'}")
+        lines.append(f"- **{words}**: {markdown_ids(ids, _WHERE_LISTED) if ids else 'none'}")
     unpaired = comparison.unpaired
     for run, label in zip((raw_a, raw_b), (label_a, label_b), strict=True):
         ids = unpaired.loc[unpaired["run"] == run, "golden_id"].tolist()
         if ids:
-            lines.append(f"- **{label} only**: {_ids(ids)}")
+            lines.append(f"- **{label} only**: {markdown_ids(ids, _WHERE_LISTED)}")
     missing = comparison.missing["golden_id"].tolist()
     if missing:
-        lines.append(f"- **missing from both runs**: {_ids(missing)}")
+        lines.append(f"- **missing from both runs**: {markdown_ids(missing, _WHERE_LISTED)}")
     return "\n".join(lines) + "\n"
 
 
