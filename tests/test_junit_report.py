@@ -169,3 +169,11 @@ def test_a_file_that_cannot_be_written_could_not_finish_after_the_verdict(
     assert out.splitlines()[-1].startswith("BLOCK: ")  # the verdict was printed first
     assert err.splitlines()[-1].endswith("r.xml: cannot write: No space left on device")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--junit"])
+def test_an_empty_path_is_a_usage_error(option):
+    done = run_cli(DATA / "sample_release.txt", option, "")
+    assert (done.returncode, done.stdout) == (2, b"")
+    message = f"buddy-eval: error: {option} expects a file path, got an empty one\n"
+    assert done.stderr.decode() == message

@@ -286,7 +286,9 @@ def check_ci_outputs(
     InputError
         A path :func:`check_output_path` refuses, or both options naming one file.
     """
-    for path in (markdown, junit):
+    for option, path in (("--markdown", markdown), ("--junit", junit)):
+        if path == "":
+            raise InputError(f"{option} expects a file path, got an empty one")
         if path:
             check_output_path(Path(path), reads)
     if markdown and junit and Path(markdown).resolve() == Path(junit).resolve():
