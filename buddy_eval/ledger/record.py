@@ -339,10 +339,12 @@ class Plan:
             "refused_ok, violation) VALUES (?, ?, ?, ?, ?, ?, ?)",
             zip(itertools.repeat(version_id), *version.outcomes),
         )
-        connection.executemany(
-            "INSERT INTO results (version_id, position, trial, cited, refused, answer) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            zip(itertools.repeat(version_id), *version.rows),
+        # One packed row per version: hundreds of thousands of lines cost one insert.
+        lines = json.dumps(
+            list(zip(*version.rows, strict=True)), ensure_ascii=False, separators=(",", ":")
+        )
+        connection.execute(
+            "INSERT INTO packed_results (version_id, lines) VALUES (?, ?)", (version_id, lines)
         )
         return new_id(version_id)
 

@@ -82,16 +82,20 @@ CREATE TABLE outcomes (
     violation INTEGER,                 -- trials answered; NULL for ANSWER items
     PRIMARY KEY (version_id, position)
 ) WITHOUT ROWID;
--- Every result line on a golden item, trial by trial (0, 1, ... in input order).
-CREATE TABLE results (
-    version_id INTEGER NOT NULL REFERENCES versions (id),
-    position INTEGER NOT NULL,
-    trial INTEGER NOT NULL,
-    cited TEXT,                        -- NULL: nothing cited
-    refused INTEGER NOT NULL CHECK (refused IN (0, 1)),
-    answer TEXT,                       -- NULL when recorded without answers
-    PRIMARY KEY (version_id, position, trial)
-) WITHOUT ROWID;
+-- Every result line of a version on a golden item, in (position, trial) order, packed
+-- as one JSON array of [position, trial, cited, refused, answer] (one row per version:
+-- a version's lines are written and read whole). Query them through the view below.
+CREATE TABLE packed_results (
+    version_id INTEGER PRIMARY KEY REFERENCES versions (id),
+    lines TEXT NOT NULL CHECK (json_valid(lines))
+);
+-- One row per result line: position and trial (0, 1, ... in input order) of the item,
+-- cited (NULL: nothing cited), refused (0 or 1), answer (NULL when recorded without answers).
+CREATE VIEW results (version_id, position, trial, cited, refused, answer) AS
+SELECT r.version_id, json_extract(line.value, '$[0]'), json_extract(line.value, '$[1]'),
+       json_extract(line.value, '$[2]'), json_extract(line.value, '$[3]'),
+       json_extract(line.value, '$[4]')
+FROM packed_results AS r, json_each(r.lines) AS line;
 -- One gate run: the candidate against the baseline, with its settings and verdict.
 CREATE TABLE evaluations (
     id INTEGER PRIMARY KEY,
