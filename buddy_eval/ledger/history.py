@@ -128,11 +128,7 @@ SELECT r.id, v.label, r.date, r.evaluation_id, e.verdict, r.override_reason, r.n
 FROM releases r JOIN versions v ON v.id = r.version_id
 LEFT JOIN evaluations e ON e.id = r.evaluation_id ORDER BY r.id
 """
-_OUTCOMES = """
-SELECT version_id, position, trials, coalesce(correct, -1), coalesce(cited_ok, -1),
-       coalesce(refused_ok, -1), coalesce(violation, -1)
-FROM outcomes ORDER BY version_id, position
-"""
+_OUTCOMES = "SELECT version_id, items FROM packed_outcomes ORDER BY version_id"
 _GOLDEN = """
 SELECT golden_set_id, position, fingerprint, item_id, item_type FROM golden_items
 WHERE golden_set_id IN (SELECT golden_set_id FROM versions) ORDER BY golden_set_id, position
@@ -142,6 +138,20 @@ _THRESHOLDS = """
 SELECT threshold_correctness, threshold_citation, threshold_refusal
 FROM evaluations ORDER BY id DESC LIMIT 1
 """
+
+
+def _outcome_table(packed: list[tuple[int, str]]) -> np.ndarray:
+    """Every (version, item) outcome as int64 rows: version id, position, trials, correct,
+    cited_ok, refused_ok, violation (-1 where a check does not apply)."""
+    blocks = [np.empty((0, 7), np.int64)]
+    for version_id, items in packed:
+        values = np.array(json.loads(items), dtype=float).reshape(-1, 5)
+        block = np.empty((len(values), 7), np.int64)
+        block[:, 0] = version_id
+        block[:, 1] = np.arange(len(values))
+        block[:, 2:] = np.where(np.isnan(values), -1, values)
+        blocks.append(block)
+    return np.concatenate(blocks)
 
 
 def _read(connection: sqlite3.Connection, name: str):
@@ -259,7 +269,7 @@ def _items_frame(rows) -> tuple[pd.DataFrame, _Grid]:
         }
         for set_id, entry in sets.items()
     }
-    table = np.array(rows["outcomes"], dtype=np.int64).reshape(-1, 7)
+    table = _outcome_table(rows["outcomes"])
     vid, position = table[:, 0], table[:, 1]
     trials, correct, cited, refused, violation = (table[:, k] for k in range(2, 7))
     version = np.array([index_of[v] for v in vid.tolist()], np.int64) if len(vid) else vid

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import itertools
 import json
 import os
 import re
@@ -334,12 +333,11 @@ class Plan:
                 int(self.answers_kept),
             ),
         ).lastrowid
-        connection.executemany(
-            "INSERT INTO outcomes (version_id, position, trials, correct, cited_ok, "
-            "refused_ok, violation) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            zip(itertools.repeat(version_id), *version.outcomes),
+        # One packed row per version each: hundreds of thousands of items cost one insert.
+        items = json.dumps(list(zip(*version.outcomes[1:], strict=True)), separators=(",", ":"))
+        connection.execute(
+            "INSERT INTO packed_outcomes (version_id, items) VALUES (?, ?)", (version_id, items)
         )
-        # One packed row per version: hundreds of thousands of lines cost one insert.
         lines = json.dumps(
             list(zip(*version.rows, strict=True)), ensure_ascii=False, separators=(",", ":")
         )

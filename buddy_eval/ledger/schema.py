@@ -71,17 +71,22 @@ CREATE TABLE versions (
     result_lines INTEGER NOT NULL,     -- result lines on golden items (trials included)
     answers_kept INTEGER NOT NULL CHECK (answers_kept IN (0, 1))
 );
--- Per (version, golden item): trials, and how many trials pass each check.
-CREATE TABLE outcomes (
-    version_id INTEGER NOT NULL REFERENCES versions (id),
-    position INTEGER NOT NULL,         -- the item's position in the version's golden set
-    trials INTEGER NOT NULL,           -- 0: no result (counts as failed)
-    correct INTEGER,                   -- trials passing; NULL for REFUSE items
-    cited_ok INTEGER,                  -- NULL for REFUSE items
-    refused_ok INTEGER,                -- NULL for ANSWER items
-    violation INTEGER,                 -- trials answered; NULL for ANSWER items
-    PRIMARY KEY (version_id, position)
-) WITHOUT ROWID;
+-- Per version, its outcome on every item of its golden set, in golden order, packed as
+-- one JSON array of [trials, correct, cited_ok, refused_ok, violation] per item (one row
+-- per version: written and read whole). Query them through the view below.
+CREATE TABLE packed_outcomes (
+    version_id INTEGER PRIMARY KEY REFERENCES versions (id),
+    items TEXT NOT NULL CHECK (json_valid(items))
+);
+-- Per (version, golden item): position (the item's position in the version's golden set),
+-- trials (0: no result, which counts as failed), and how many trials pass each check:
+-- correct and cited_ok (NULL for REFUSE items), refused_ok and violation (trials answered;
+-- NULL for ANSWER items).
+CREATE VIEW outcomes (version_id, position, trials, correct, cited_ok, refused_ok, violation) AS
+SELECT o.version_id, item.key, json_extract(item.value, '$[0]'),
+       json_extract(item.value, '$[1]'), json_extract(item.value, '$[2]'),
+       json_extract(item.value, '$[3]'), json_extract(item.value, '$[4]')
+FROM packed_outcomes AS o, json_each(o.items) AS item;
 -- Every result line of a version on a golden item, in (position, trial) order, packed
 -- as one JSON array of [position, trial, cited, refused, answer] (one row per version:
 -- a version's lines are written and read whole). Query them through the view below.
@@ -324,6 +329,11 @@ def connect(path, *, create: bool = False, write: bool = False) -> sqlite3.Conne
             _uri(name, "rw"), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT
         )
     connection.execute("PRAGMA foreign_keys = ON")
+    if write:
+        # In WAL mode NORMAL keeps every transaction atomic and survives a killed process;
+        # only a power cut may lose the last one (never corrupting the ledger). It spares
+        # one fsync per recording.
+        connection.execute("PRAGMA synchronous = NORMAL")
     return connection
 
 
