@@ -240,3 +240,19 @@ def test_plot_history_draws_the_rates_thresholds_releases_and_golden_changes(led
     assert data[0].tolist() == [0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
     assert data[1].tolist() == [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
     plt.close("all")
+
+
+def test_the_readme_pandas_query_runs_on_a_real_ledger(ledger):
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+                 if "read_sql_query" in b)  # fmt: skip
+    namespace: dict = {}
+    exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
+    rates = namespace["rates"]
+    assert list(rates.columns) == ["label", "metric", "numerator", "denominator"]
+    mine = rates[(rates["label"] == "v2") & (rates["metric"] == "correctness")]
+    found = be.history(ledger).versions.set_index("version")
+    assert mine["numerator"].iloc[0] == found.loc["v2", "correctness_numerator"]
+    assert mine["denominator"].iloc[0] == found.loc["v2", "correctness_denominator"]
