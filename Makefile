@@ -31,7 +31,8 @@ test: $(VENV)/.installed-dev
 	$(MAKE) --no-print-directory docs
 
 # Everything but the tests marked slow (kernels, the browser, wheels, big inputs, signal
-# waits, per-case command-line sweeps), on every core: about 90 s on two idle cores.
+# waits, per-case command-line sweeps, the heaviest oracle sweeps), on every core: under a
+# minute on two idle cores.
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy

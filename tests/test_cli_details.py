@@ -169,6 +169,7 @@ def test_json_zero_violation_bound_and_nulls_for_unmeasured_metrics():
     assert report["comparison"]["refusal"]["ready_for_decision"] is True
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_details_readiness_below_and_at_twenty():
     below = run("-", "--details", stdin=build(19, n_refuse=0)).stdout.decode()
     assert "correctness: 19 of 19 ANSWER items paired" in below
@@ -179,6 +180,7 @@ def test_details_readiness_below_and_at_twenty():
     assert "McNemar      p = 1.000 (exact, two-sided)" in at
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_min_paired_option():
     out = run("-", "--details", "--min-paired", "5", stdin=build(6)).stdout.decode()
     assert "ready from 5" not in out  # the heading states the threshold in words

@@ -132,6 +132,7 @@ def test_check_output_path_compares_identity_not_spelling(tmp_path):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_the_gate_reads_process_substitution_and_a_fifo(tmp_path):
     want = run(str(SAMPLE))
     proc = bash(f"$BE <(cat {SAMPLE})")
@@ -345,6 +346,7 @@ def test_non_utf8_arguments_are_usage_errors_found_first(tmp_path, args):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_json_outputs_hold_no_lone_surrogates():
     # Every JSON output parses with a strict reader and holds no escaped lone surrogate.
     for args in ([str(SAMPLE), "--format", "json"], [str(TRIALS), "--trials", "--format", "json"]):
@@ -605,6 +607,7 @@ def test_an_evaluation_needs_an_evalinput():
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_tasks_never_print_a_nonzero_mean_delta_or_score_as_zero(tmp_path):
     # 4000 tasks of one check; A passes one of them, B none: mean delta -1/4000.
     golden = [task(f"t{i}", check("contains", "ok")) for i in range(4000)]
@@ -623,6 +626,7 @@ def test_tasks_never_print_a_nonzero_mean_delta_or_score_as_zero(tmp_path):
     assert "mean delta +0.0003;" in run(*args, cwd=tmp_path).stdout.decode()
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_a_tiny_violation_bound_is_printed_with_its_digits(tmp_path):
     n = 200_000
     lines = ["THRESHOLDS 0 0 0"] + [f"r{i} REFUSE - -" for i in range(n)] + ["RESULTS"]

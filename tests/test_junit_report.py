@@ -100,6 +100,7 @@ def test_hostile_ids_are_escaped(tmp_path, hostile):
     assert isinstance(case.result[0], Failure)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_the_files_are_written_beside_the_verdict(tmp_path):
     summary, junit = tmp_path / "summary.md", tmp_path / "report.xml"
     done = run_cli(DATA / "sample_release.txt", "--markdown", summary, "--junit", junit)

@@ -214,6 +214,7 @@ def test_ledger_options_are_checked_before_the_gate_runs(args, message, tmp_path
     assert not (tmp_path / "L").exists()
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_release_rules(ledger, write):
     be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger)
     be.record(be.evaluate(make_input("v2", "v3"), "v2", "v3"), ledger)  # v3 is blocked

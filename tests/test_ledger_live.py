@@ -88,6 +88,7 @@ def test_without_a_ledger_live_is_an_ordinary_label(write):
     assert proc.stdout.decode().startswith("live: correctness 0.33")
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
     import json
 

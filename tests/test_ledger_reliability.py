@@ -156,6 +156,7 @@ def _make_read_only(path: Path):
     return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_a_read_only_ledger_prints_the_verdict_then_exits_3(ledger, write):
     before = dump(ledger)
     path = write(make_input("v2", "v3"))

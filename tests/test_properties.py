@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +88,7 @@ def test_engine_report_equals_oracle(data):
     assert engine(data) == oracle.run(data)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=200, deadline=None)
 @given(gate_inputs())
 def test_engine_metrics_equal_oracle(data):
@@ -104,6 +106,7 @@ def test_engine_metrics_equal_oracle(data):
         assert exact_values(metrics, version) == oracle.score(golden, results, version)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=200, deadline=None)
 @given(gate_inputs(), st.integers(0, 400), st.sampled_from(["x", "", " 1 ", "\xff", "RESULTS"]))
 def test_corrupted_inputs_agree_on_errors(data, position, junk):
@@ -137,6 +140,7 @@ def crowded_inputs(draw):
     return ("\n".join(parts) + "\n").encode("utf-8")
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowded_inputs())
 def test_grouped_keyword_kernel_equals_python_casefold(data):

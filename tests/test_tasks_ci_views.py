@@ -61,6 +61,7 @@ def test_the_markdown_tables_equal_the_json_numbers(comparison):
     assert "**tutor\\|v2 lower**: jv\\-12, jv\\-18, jv\\-23" in text
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_the_tasks_files_are_written_beside_the_report(tmp_path):
     args = ["tasks", "--golden", FILES[0], "--run-a", FILES[1], "--run-b", FILES[2]]
     plain = run_cli(*args)

@@ -158,6 +158,7 @@ def test_help_exits_0():
     assert b"usage: buddy-eval tasks" in proc.stdout and b"max_cost_usd" in proc.stdout
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_example_files_compare_in_text_and_json():
     args = ["--golden", EXAMPLE["golden"], "--run-a", EXAMPLE["a"], "--run-b", EXAMPLE["b"]]
     text = run_tasks_cli(*args, "--label-a", "tutor-2024-09", "--label-b", "tutor-2024-10")

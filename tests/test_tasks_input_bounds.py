@@ -302,6 +302,7 @@ def test_describe_is_bounded():
     assert describe(LongNumber("-" + "5" * 150)) == f"-{'5' * 56}... (94 more characters)"
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_a_50_mb_value_is_not_echoed(tmp_path):
     huge = "x" * 50_000_000
     cases = [

@@ -116,6 +116,7 @@ def golden_and_records(draw):
     return golden, records
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=150, deadline=None)
 @given(golden_and_records())
 def test_vectorised_scores_match_the_oracle(case):

@@ -66,6 +66,7 @@ def oracle_change(base, cand):
     return "mixed"
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trial_inputs())
 def test_item_changes_with_trials_equal_a_plain_reading(data):

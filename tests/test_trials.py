@@ -54,12 +54,14 @@ def engine(data: bytes, trials: bool) -> tuple[str, int]:
     return ev.report() + "\n", 0 if ev.release else 1
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trial_inputs())
 def test_trials_report_equals_oracle(data):
     assert engine(data, True) == oracle.run(data, trials=True)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trial_inputs())
 def test_trials_metrics_equal_oracle_for_every_version(data):
@@ -76,6 +78,7 @@ def test_trials_metrics_equal_oracle_for_every_version(data):
     ev.paired  # noqa: B018  (built on the first trials; must not fail)
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gate_inputs())
 def test_one_trial_each_equals_the_plain_gate(data):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -67,6 +68,7 @@ def _details_ids(text: str) -> dict:
     return {"listed": listed, "counts": counts}
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(paired_inputs())
 def test_item_changes_details_json_and_flips_agree(text):
@@ -142,6 +144,7 @@ def task_runs(draw):
     return golden, runs[0], runs[1]
 
 
+@pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_runs())
 def test_task_comparison_text_json_and_pairs_agree(case):
