@@ -241,29 +241,39 @@ def test_concurrent_writers_all_land(tmp_path):
     assert sets == (1,)
 
 
+def _signal_mid_record(ledger, path, labels, signum) -> tuple[bool, int, bytes, bytes]:
+    """Gate ``path`` with ``--ledger`` and send ``signum`` while the transaction is written.
+
+    Returns whether the signal was sent (the record had not finished), the exit
+    status, stdout and stderr.
+    """
+    wal = Path(f"{ledger}-wal")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", labels[0],
+         "--candidate", labels[1], "--ledger", str(ledger)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    sent = False
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(FileNotFoundError):
+            if wal.stat().st_size > 1_000_000:  # the transaction is being written
+                proc.send_signal(signum)
+                sent = True
+                break
+        time.sleep(0.005)
+    out, err = proc.communicate(timeout=60)
+    return sent, proc.returncode, out, err
+
+
 @pytest.mark.slow
 def test_a_record_killed_midway_leaves_the_ledger_as_before(ledger, tmp_path):
     before = dump(ledger)
     path = tmp_path / "big.txt"
     path.write_text(big_input(150_000, ("k1", "k2")))
-    wal = Path(f"{ledger}-wal")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", "k1", "--candidate", "k2",
-         "--ledger", str(ledger)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    killed = False
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        with contextlib.suppress(FileNotFoundError):
-            if wal.stat().st_size > 1_000_000:  # the transaction is being written
-                proc.send_signal(signal.SIGKILL)
-                killed = True
-                break
-        time.sleep(0.005)
-    proc.communicate(timeout=60)
+    killed, status, _, _ = _signal_mid_record(ledger, path, ("k1", "k2"), signal.SIGKILL)
     assert killed, "the record finished before it could be killed"
-    assert proc.returncode == -signal.SIGKILL
+    assert status == -signal.SIGKILL
     assert dump(ledger) == before
     # The ledger still works: the same evaluation records in full afterwards.
     again = run_cli(path, "--baseline", "k1", "--candidate", "k2", "--ledger", ledger)
@@ -293,24 +303,9 @@ def test_sigterm_mid_record_rolls_back_and_exits_3_after_the_verdict(ledger, tmp
     before = dump(ledger)
     path = tmp_path / "big.txt"
     path.write_text(big_input(150_000, ("t1", "t2")))
-    wal = Path(f"{ledger}-wal")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", "t1", "--candidate", "t2",
-         "--ledger", str(ledger)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    sent = False
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        with contextlib.suppress(FileNotFoundError):
-            if wal.stat().st_size > 1_000_000:
-                proc.send_signal(signal.SIGTERM)
-                sent = True
-                break
-        time.sleep(0.005)
-    out, err = proc.communicate(timeout=60)
+    sent, status, out, err = _signal_mid_record(ledger, path, ("t1", "t2"), signal.SIGTERM)
     assert sent, "the record finished before the signal could be sent"
-    assert proc.returncode == 3
+    assert status == 3
     assert out.decode().splitlines()[-1] == "RELEASE"
     assert err.decode().splitlines()[-1] == (
         "buddy-eval: error: could not finish: interrupted by signal SIGTERM"

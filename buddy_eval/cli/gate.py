@@ -10,7 +10,6 @@ import argparse
 import contextlib
 import sys
 from importlib.abc import MetaPathFinder
-from pathlib import Path
 
 from ..errors import InputError
 from .ledger import Recorder, add_ledger_arguments
@@ -20,11 +19,12 @@ from .output import (
     EXIT_STATUS_HELP,
     PROG,
     ArgumentParser,
+    add_ci_file_arguments,
     add_label_arguments,
     check_ci_outputs,
     error,
     warn,
-    write_atomic,
+    write_ci_files,
     write_stdout,
 )
 
@@ -115,18 +115,7 @@ def parser() -> argparse.ArgumentParser:
         "decision and the full comparison instead (--details is then implied); markdown: a "
         "GitHub-flavoured summary (verdict, metrics, changed items, statistics)",
     )
-    parser.add_argument(
-        "--markdown",
-        metavar="PATH",
-        help="also write the Markdown summary to PATH (e.g. \"$GITHUB_STEP_SUMMARY\" is "
-        "appended to by the shell, see the docs); written atomically",
-    )
-    parser.add_argument(
-        "--junit",
-        metavar="PATH",
-        help="also write a JUnit XML report to PATH: one test case per check of the decision "
-        "and per golden item; written atomically",
-    )
+    add_ci_file_arguments(parser, "check of the decision and per golden item")
     parser.add_argument(
         "--min-paired",
         type=_positive_int,
@@ -154,6 +143,18 @@ def parser() -> argparse.ArgumentParser:
     )
     add_ledger_arguments(parser)
     return parser
+
+
+def _summary(evaluation) -> str:
+    from ..markdown_report import markdown_report
+
+    return markdown_report(evaluation)
+
+
+def _junit(evaluation) -> str:
+    from ..junit_report import junit_report
+
+    return junit_report(evaluation)
 
 
 def _margin(text: str) -> float:
@@ -217,6 +218,7 @@ def run(argv: list[str], lean: bool = False) -> int:
 
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
+    summary: str | None = None
     try:
         recorder = Recorder(args)  # --ledger: the path is checked before any work
         check_ci_outputs(
@@ -246,9 +248,8 @@ def run(argv: list[str], lean: bool = False) -> int:
 
             text = dumps(recorder.annotate(json_report(evaluation)))
         elif args.format == "markdown":
-            from ..markdown_report import markdown_report
-
-            text = markdown_report(evaluation).rstrip("\n")
+            summary = _summary(evaluation)
+            text = summary.rstrip("\n")
         elif args.details:
             from ..details_text import details
 
@@ -258,14 +259,9 @@ def run(argv: list[str], lean: bool = False) -> int:
         return error(str(exc))
     warn(evaluation.warnings)
     write_stdout(text + "\n")
-    # The files come after the verdict: a file that cannot be written ends the
-    # run with "could not finish" (3), never with a verdict it did not reach.
-    if args.markdown:
-        from ..markdown_report import markdown_report
-
-        write_atomic(Path(args.markdown), markdown_report(evaluation))
-    if args.junit:
-        from ..junit_report import junit_report
-
-        write_atomic(Path(args.junit), junit_report(evaluation))
+    write_ci_files(
+        args,
+        lambda: summary or _summary(evaluation),  # made once for both uses
+        lambda: _junit(evaluation),
+    )
     return recorder.finish(EXIT_RELEASE if evaluation.release else EXIT_BLOCK)

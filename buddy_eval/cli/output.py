@@ -14,7 +14,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import CouldNotFinishError, InputError
@@ -81,6 +81,36 @@ def add_label_arguments(parser) -> None:
     parser.add_argument(
         "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
     )
+
+
+def add_ci_file_arguments(parser, cases: str) -> None:
+    """``--markdown PATH`` and ``--junit PATH``: the CI files written beside the output.
+
+    ``cases`` says what the JUnit report has one test case per.
+    """
+    parser.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="also write the Markdown summary to PATH (atomically, after the output)",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="PATH",
+        help=f"also write a JUnit XML report to PATH: one test case per {cases} "
+        "(atomically, after the output)",
+    )
+
+
+def write_ci_files(args, markdown: Callable[[], str], junit: Callable[[], str]) -> None:
+    """Write the ``--markdown`` and ``--junit`` files that were asked for, each made on demand.
+
+    After the output, so that a file that cannot be written ends the run with
+    "could not finish" (3), never with a verdict it did not reach.
+    """
+    if args.markdown:
+        write_atomic(Path(args.markdown), markdown())
+    if args.junit:
+        write_atomic(Path(args.junit), junit())
 
 
 def one_line(text) -> str:

@@ -8,7 +8,6 @@ stdout). Nothing is run, no model is called: the records are read as given.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..errors import InputError
 from .output import (
@@ -16,10 +15,11 @@ from .output import (
     EXIT_STATUS_HELP,
     PROG,
     ArgumentParser,
+    add_ci_file_arguments,
     check_ci_outputs,
     error,
     warn,
-    write_atomic,
+    write_ci_files,
     write_stdout,
 )
 
@@ -78,15 +78,7 @@ def parser() -> argparse.ArgumentParser:
         help="text (default): the readable comparison; json: one JSON object instead; "
         "markdown: a GitHub-flavoured summary",
     )
-    parser.add_argument(
-        "--markdown", metavar="PATH", help="also write the Markdown summary to PATH (atomically)"
-    )
-    parser.add_argument(
-        "--junit",
-        metavar="PATH",
-        help="also write a JUnit XML report to PATH: one test case per check of run B's "
-        "records and per paired task (atomically)",
-    )
+    add_ci_file_arguments(parser, "check of run B's records and per paired task")
     parser.add_argument(
         "--json",
         dest="format",
@@ -104,6 +96,7 @@ def run(argv: list[str]) -> int:
     from ..tasks.comparison import compare_runs
 
     as_json = args.format == "json"
+    summary: str | None = None
     try:
         reads = [
             ("the golden file", args.golden),
@@ -115,7 +108,8 @@ def run(argv: list[str]) -> int:
         if as_json:
             text = comparison.to_json()
         elif args.format == "markdown":
-            text = comparison_markdown(comparison).rstrip("\n")
+            summary = comparison_markdown(comparison)
+            text = summary.rstrip("\n")
         else:
             text = comparison.report()
     except InputError as exc:
@@ -123,8 +117,9 @@ def run(argv: list[str]) -> int:
     if not as_json:
         warn(comparison.warnings)
     write_stdout(text + "\n")
-    if args.markdown:
-        write_atomic(Path(args.markdown), comparison_markdown(comparison))
-    if args.junit:
-        write_atomic(Path(args.junit), comparison_junit(comparison))
+    write_ci_files(
+        args,
+        lambda: summary or comparison_markdown(comparison),  # made once for both uses
+        lambda: comparison_junit(comparison),
+    )
     return EXIT_RELEASE
