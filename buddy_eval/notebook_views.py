@@ -57,7 +57,6 @@ __all__ = [
     "format_metrics_table",
     "format_source_table",
     "format_trial_summary",
-    "metric_status",
     "metrics_table",
     "plural",
     "source_table",
@@ -327,14 +326,9 @@ def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
     return out
 
 
-def _ends(ci: tuple[float, float] | None) -> tuple[float, float]:
-    """An interval's two ends; NaN (printed ``n/a``) when there is none."""
-    return ci if ci is not None else (float("nan"), float("nan"))
-
-
-def metric_status(decision, metric: str, measured: bool = True) -> str:
-    """What blocks the release on ``metric``: :meth:`buddy_eval.Decision.status`."""
-    return decision.status(metric, measured)
+def _signed_interval(ci: tuple[float, float] | None) -> str:
+    """A difference interval, or ``-`` when none was computed."""
+    return "-" if ci is None else format_interval(ci[0], ci[1], signed=True)
 
 
 def metrics_table(evaluation) -> pd.DataFrame:
@@ -381,9 +375,9 @@ def metrics_table(evaluation) -> pd.DataFrame:
         - ``threshold`` (Float64): the candidate's minimum rate; ``<NA>`` on
           the ``violations`` row, whose rule is "no violation at all".
         - ``status`` (str): what blocks the release on that metric, from
-          :func:`metric_status` (``below threshold``, ``regression``, both
-          joined by ``; ``, or ``integrity violations``), else ``ok``, or
-          ``not measured``.
+          :meth:`Decision.status <buddy_eval.Decision.status>` (``below
+          threshold``, ``regression``, both joined by ``; ``, or ``integrity
+          violations``), else ``ok``, or ``not measured``.
     """
     import pandas as pd
 
@@ -398,7 +392,7 @@ def metrics_table(evaluation) -> pd.DataFrame:
         rows[m.metric] = (
             [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n],
             [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
-            metric_status(decision, m.metric, m.measured),
+            decision.status(m.metric, m.measured),
         )
     refusal = paired["refusal"]
     vb, vc = paired.violations
@@ -414,7 +408,7 @@ def metrics_table(evaluation) -> pd.DataFrame:
             cand_n,
         ],
         [None, None, None],
-        metric_status(decision, "violations"),
+        decision.status("violations"),
     )
     index = pd.Index(list(METRICS), name="metric")
     data: dict[str, Any] = {}
@@ -647,9 +641,7 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "mixed": str(len(m.ids.get("mixed", ()))),
                 "missing": str(m.missing),
                 "difference": "-" if m.diff is None else format_diff(m.diff),
-                "interval": "-"
-                if m.diff_ci is None
-                else format_interval(*_ends(m.diff_ci), signed=True),
+                "interval": _signed_interval(m.diff_ci),
                 "p": _p_cell(m.p_value, alpha),
                 "Holm p": _p_cell(m.p_holm, alpha),
                 "reading": "-" if m.reading is None else m.reading[1],
@@ -817,7 +809,7 @@ def _change_words(m, paired) -> str:
     code, words = m.reading
     return (
         f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
-        f"{format_interval(*_ends(m.diff_ci), signed=True)}, "
+        f"{_signed_interval(m.diff_ci)}, "
         f"Holm p {format_p_value(m.p_holm, alpha)} "
         f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
     )

@@ -27,7 +27,6 @@ from buddy_eval.notebook_views import (
     format_metrics_table,
     format_source_table,
     format_trial_summary,
-    metric_status,
     metrics_table,
     source_table,
     table,
@@ -144,7 +143,7 @@ def test_noninferiority_blocks_read_as_regression():
     ev = be.evaluate(RELEASE, settings=be.Settings(margin=0.01))
     for metric in RATES:
         expected = ev.decision.blocks(metric, "regression")
-        assert ("regression" in metric_status(ev.decision, metric)) == expected
+        assert ("regression" in ev.decision.status(metric)) == expected
 
 
 # --- per-item views: mixed labels, violations, the item grid ------------------------------
@@ -458,7 +457,7 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
         assert row[1].split(" ")[0] == lines["OLD"][metric]
         assert row[2].split(" ")[0] == lines["NEW"][metric]
         assert "trials)" in row[1] and "trials)" in row[2]
-        assert row[4] == metric_status(ev.decision, metric)
+        assert row[4] == ev.decision.status(metric)
     assert by_metric["violations"][1:3] == [lines["OLD"]["violations"], lines["NEW"]["violations"]]
     # the decision summary right under the banner, then the sections in reading order
     assert html.index("</header>") < html.index('id="decision-summary"') < html.index("<main>")
