@@ -41,7 +41,7 @@ from .stats import (
     required_paired_n_exact,
     wilson_interval,
 )
-from .trials import TrialComparison, compare_trials, item_rate_changes, paired_rates
+from .trials import TrialComparison, compare_trials, item_rate_changes
 from .vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 
 if TYPE_CHECKING:
@@ -568,7 +568,7 @@ def _trial_figures(
     """Repeated trials: the same intervals on item rates, the sign-flip test on items."""
     (base, cand), (base_value, cand_value) = labels, values
     trial = compare_trials(base, cand, *trials, names, settings.min_paired, settings.confidence)
-    base_rates, cand_rates = paired_rates(*trials)
+    base_rates, cand_rates = trial.paired_rates
     sensitivity = None
     if missing and len(c.rows):
         # A missing item as regressed: passed every trial before, fails now;

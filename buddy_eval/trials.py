@@ -166,6 +166,11 @@ class TrialComparison:
 
     interval_method = PAIRED_RATES_INTERVAL_METHOD
 
+    @property
+    def paired_rates(self) -> tuple[list[Fraction], list[Fraction]]:
+        """Baseline and candidate rate of every item with trials in both versions, exact."""
+        return _paired(self.item_rates)
+
 
 def _version(version, n, k, kk) -> TrialVersion:
     tried = n > 0
@@ -185,33 +190,10 @@ def _version(version, n, k, kk) -> TrialVersion:
     )
 
 
-def paired_rates(base_n, base_k, cand_n, cand_k) -> tuple[list[Fraction], list[Fraction]]:
-    """Baseline and candidate rate of every item with trials in both versions, exact."""
-    both = (base_n > 0) & (cand_n > 0)
-    pairs = zip(
-        base_n[both].tolist(),
-        base_k[both].tolist(),
-        cand_n[both].tolist(),
-        cand_k[both].tolist(),
-        strict=True,
-    )
-    rates = [(Fraction(kb, nb), Fraction(kc, nc)) for nb, kb, nc, kc in pairs]
-    return [b for b, _ in rates], [c for _, c in rates]
-
-
-def item_differences(base_n, base_k, cand_n, cand_k) -> list[Fraction]:
-    """Candidate minus baseline rate of every item with trials in both versions, exact."""
-    both = (base_n > 0) & (cand_n > 0)
-    return [
-        Fraction(kc, nc) - Fraction(kb, nb)
-        for nb, kb, nc, kc in zip(
-            base_n[both].tolist(),
-            base_k[both].tolist(),
-            cand_n[both].tolist(),
-            cand_k[both].tolist(),
-            strict=True,
-        )
-    ]
+def _paired(item_rates) -> tuple[list[Fraction], list[Fraction]]:
+    """Baseline and candidate rate of every item with trials in both versions."""
+    pairs = [(b, c) for _, b, c in item_rates if b is not None and c is not None]
+    return [b for b, _ in pairs], [c for _, c in pairs]
 
 
 def compare_trials(
@@ -244,7 +226,19 @@ def compare_trials(
     -------
     TrialComparison
     """
-    diffs = item_differences(base_n, base_k, cand_n, cand_k)
+    rates = tuple(
+        (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)
+        for i, nb, kb, nc, kc in zip(
+            item_ids,
+            base_n.tolist(),
+            base_k.tolist(),
+            cand_n.tolist(),
+            cand_k.tolist(),
+            strict=True,
+        )
+    )
+    base_rates, cand_rates = _paired(rates)
+    diffs = [c - b for b, c in zip(base_rates, cand_rates, strict=True)]
     ready = is_ready(len(diffs), min_paired)
     both = (base_n > 0) & (cand_n > 0)
     kk = int(min(base_n[both].min(), cand_n[both].min())) if both.any() else None
@@ -257,24 +251,11 @@ def compare_trials(
     # No variance at all (every trial of every item agrees): nothing to narrow, no plan.
     if cand.within and cand.between is not None and cand.trials_per_item:
         plan = more_trials_or_items(cand.within, cand.between, cand.items, cand.trials_per_item)
-    rates = tuple(
-        (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)
-        for i, nb, kb, nc, kc in zip(
-            item_ids,
-            base_n.tolist(),
-            base_k.tolist(),
-            cand_n.tolist(),
-            cand_k.tolist(),
-            strict=True,
-        )
-    )
     return TrialComparison(
         item_rates=rates,
         n_items=len(diffs),
         mean_diff=sum(diffs, Fraction(0)) / len(diffs) if diffs else None,
-        diff_ci=paired_rates_interval(*paired_rates(base_n, base_k, cand_n, cand_k), confidence)
-        if ready
-        else None,
+        diff_ci=paired_rates_interval(base_rates, cand_rates, confidence) if ready else None,
         p_value=test.p_value if test else None,
         test_method=test.method if test else None,
         baseline=base,
