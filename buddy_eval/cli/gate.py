@@ -226,7 +226,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             args.junit,
             [
                 ("the input file", None if args.input == "-" else args.input),
-                ("the ledger", getattr(args, "ledger", None)),
+                ("the ledger", args.ledger),
             ],
         )
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
