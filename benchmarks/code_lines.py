@@ -85,6 +85,9 @@ def code_lines(source: str) -> int:
 
 
 def layer_of(path: str) -> str:
+    # Private modules (a leading underscore, as every non-public module has now) count in the
+    # layer of their old public name, so revisions before and after the rename compare.
+    path = "/".join(p if p.startswith("__") else p.removeprefix("_") for p in path.split("/"))
     if path in LAYERS:
         return LAYERS[path]
     folder = path.split("/", 1)[0] + "/"

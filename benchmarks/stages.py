@@ -3,7 +3,7 @@
 Prints ``import=<s> load=<s> score=<s> report=<s>``: importing the package,
 :func:`buddy_eval.load`, scoring and deciding (:class:`buddy_eval.Evaluation`),
 and formatting the three lines. Like ``buddy-eval FILE``, it keeps pandas out
-(see :func:`buddy_eval.cli.console_main`), so the stages add up to the
+(see :func:`buddy_eval._cli.console_main`), so the stages add up to the
 process. ``--trials`` loads the file as repeated trials (``buddy-eval --trials``).
 """
 
@@ -15,7 +15,7 @@ import time
 if __name__ == "__main__":
     t0 = time.perf_counter()
     from buddy_eval import Evaluation, load
-    from buddy_eval.cli.gate import _without_pandas
+    from buddy_eval._cli.gate import _without_pandas
 
     t1 = time.perf_counter()
     with _without_pandas(True):

@@ -13,34 +13,38 @@ decide whether the candidate may be released::
 
 from importlib import import_module
 
-from .decision import Decision
-from .errors import BuddyEvalError, CouldNotFinishError, InputError
-from .evaluation import Evaluation, evaluate, report
+from ._decision import Decision
+from ._errors import BuddyEvalError, CouldNotFinishError, InputError
+from ._evaluation import Evaluation, evaluate, report
+from ._loading import EvalInput, from_frames, load
+from ._paired_settings import Settings
+from ._thresholds import Thresholds
 from .formatting import Report
-from .loading import EvalInput, from_frames, load
-from .paired_settings import Settings
-from .thresholds import Thresholds
 
 # Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
 # gate never import matplotlib: name -> submodule that defines it.
 _LAZY = {
-    "item_changes": "paired",
-    "plot_metrics": "plotting",
-    "plot_item_grid": "plotting",
-    "plot_changes": "plotting",
-    "plot_diff_intervals": "plotting",
-    "plot_trial_rates": "plotting",
-    "trial_summary": "notebook_views",
-    "trial_answers": "drilldown",
-    "flipped_items": "notebook_views",
-    "metrics_table": "notebook_views",
-    "format_metrics_table": "notebook_views",
-    "collapsible": "notebook_views",
-    "record": "ledger.record",
-    "release": "ledger.releases",
-    "history": "ledger.history",
-    "plot_history": "ledger.plotting",
-    "plot_history_grid": "ledger.plotting",
+    "item_changes": "_paired",
+    "plot_metrics": "_plotting",
+    "plot_item_grid": "_plotting",
+    "plot_changes": "_plotting",
+    "plot_diff_intervals": "_plotting",
+    "plot_trial_rates": "_plotting",
+    "trial_summary": "_notebook_views",
+    "trial_answers": "_drilldown",
+    "flipped_items": "_notebook_views",
+    "metrics_table": "_notebook_views",
+    "format_metrics_table": "_notebook_views",
+    "collapsible": "_notebook_views",
+    "format_comparison": "_notebook_views",
+    "format_source_table": "_notebook_views",
+    "format_trial_summary": "_notebook_views",
+    "source_table": "_notebook_views",
+    "record": "ledger._record",
+    "release": "ledger._releases",
+    "history": "ledger._history",
+    "plot_history": "ledger._plotting",
+    "plot_history_grid": "ledger._plotting",
 }
 
 __all__ = [
@@ -56,7 +60,10 @@ __all__ = [
     "evaluate",
     "collapsible",
     "flipped_items",
+    "format_comparison",
     "format_metrics_table",
+    "format_source_table",
+    "format_trial_summary",
     "from_frames",
     "history",
     "item_changes",
@@ -72,6 +79,7 @@ __all__ = [
     "record",
     "release",
     "report",
+    "source_table",
     "trial_answers",
     "trial_summary",
 ]

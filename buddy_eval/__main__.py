@@ -1,5 +1,5 @@
 """``python -m buddy_eval INPUT``: the same as ``buddy-eval INPUT``."""
 
-from .cli import console_main
+from ._cli import console_main
 
 console_main()

@@ -17,11 +17,12 @@ from __future__ import annotations
 from fractions import Fraction
 from html import escape
 
-from .decision import Decision
-from .thresholds import decimal_text
-from .vocabulary import RATE_METRICS
+from ._decision import Decision
+from ._thresholds import decimal_text
+from ._vocabulary import RATE_METRICS
 
 __all__ = [
+    "MAX_INTERVAL_PLACES",
     "MAX_LISTED_IDS",
     "NO_MATH",
     "VERDICT_STYLE",
@@ -38,6 +39,7 @@ __all__ = [
     "format_percent",
     "format_rate",
     "format_report",
+    "format_setting_percent",
     "format_trial_plan",
     "format_version_line",
 ]

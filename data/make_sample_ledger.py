@@ -51,7 +51,7 @@ def _text(head: list[str], versions: dict[str, dict[str, str]]) -> str:
 def build(path: str | os.PathLike[str]) -> Path:
     """Write the sample ledger at ``path`` (replacing any file there); return the path."""
     import buddy_eval as be
-    from buddy_eval.cli import main
+    from buddy_eval._cli import main
 
     path = Path(path)
     for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):

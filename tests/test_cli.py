@@ -156,7 +156,7 @@ def _heavy_modules_after(args: list[str]) -> str:
     """Run the console entry point in a fresh process; its status and heavy imports."""
     code = (
         "import sys, io\n"
-        "from buddy_eval.cli import main\n"
+        "from buddy_eval._cli import main\n"
         "sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
         f"rc = main({args!r}, lean=True)\n"
         "heavy = sorted(m for m in ('pandas', 'matplotlib', 'scipy', 'IPython', 'jupyter_client',"
@@ -180,7 +180,7 @@ def test_details_still_get_pandas_and_scipy_from_the_console_entry():
 def test_console_entry_point_and_module_give_the_same_run():
     text = (DATA / "example.txt").read_bytes()
     proc = subprocess.run(
-        [sys.executable, "-c", "from buddy_eval.cli import console_main; console_main()", "-"],
+        [sys.executable, "-c", "from buddy_eval._cli import console_main; console_main()", "-"],
         input=text,
         capture_output=True,
     )

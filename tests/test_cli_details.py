@@ -227,7 +227,7 @@ def test_json_ignores_details_and_keeps_labels():
 def test_plain_gate_imports_no_scipy_matplotlib_or_jupyter(tmp_path):
     script = (
         "import sys\n"
-        "from buddy_eval.cli import main\n"
+        "from buddy_eval._cli import main\n"
         f"status = main([{str(SAMPLE)!r}])\n"
         "heavy = ('scipy', 'matplotlib', 'IPython', 'ipykernel', 'jupyter_client', "
         "'nbformat', 'nbclient', 'papermill')\n"

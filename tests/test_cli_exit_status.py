@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from buddy_eval.cli.output import CouldNotFinishError, check_output_path, write_atomic
-from buddy_eval.errors import InputError
+from buddy_eval._cli.output import CouldNotFinishError, check_output_path, write_atomic
+from buddy_eval._errors import InputError
 from tests.conftest import DATA, ROOT
 
 SAMPLE = DATA / "sample_release.txt"
@@ -73,8 +73,8 @@ def test_help_into_a_closed_pipe_never_prints_a_traceback(command):
 
 
 def test_an_internal_error_is_status_3_without_traceback(monkeypatch, capsys):
-    from buddy_eval import cli
-    from buddy_eval.cli import gate
+    from buddy_eval import _cli as cli
+    from buddy_eval._cli import gate
 
     def boom(argv, lean=False):
         raise RuntimeError("something broke")
@@ -88,8 +88,8 @@ def test_an_internal_error_is_status_3_without_traceback(monkeypatch, capsys):
 
 
 def test_out_of_memory_is_status_3(monkeypatch, capsys):
-    from buddy_eval import cli
-    from buddy_eval.cli import gate
+    from buddy_eval import _cli as cli
+    from buddy_eval._cli import gate
 
     def oom(argv, lean=False):
         raise MemoryError
@@ -178,8 +178,8 @@ def test_a_signal_during_the_write_leaves_no_temporary_file(tmp_path, sig):
     target = tmp_path / "r.html"
     script = (
         "import sys, time\n"
-        "from buddy_eval import cli\n"
-        "from buddy_eval.cli import gate, output\n"
+        "from buddy_eval import _cli as cli\n"
+        "from buddy_eval._cli import gate, output\n"
         "def slow_fsync(fd):\n"
         "    print('writing', flush=True)\n"
         "    time.sleep(30)\n"

@@ -25,8 +25,8 @@ import pandas as pd
 import pytest
 
 import buddy_eval as be
-from buddy_eval.cli.output import check_output_path, write_atomic
-from buddy_eval.errors import InputError
+from buddy_eval._cli.output import check_output_path, write_atomic
+from buddy_eval._errors import InputError
 from tests.conftest import DATA, ROOT
 from tests.test_tasks_support import EXAMPLE, check, record, task, write_json
 
@@ -568,8 +568,8 @@ def test_settings_at_the_edges_are_the_projects_error(settings, message):
 )
 @pytest.mark.parametrize("source,trials", [(SAMPLE, False), (TRIALS, True)])
 def test_settings_inside_the_edges_answer_every_view(settings, source, trials):
-    from buddy_eval.details_text import details
-    from buddy_eval.json_report import dumps, json_report
+    from buddy_eval._details_text import details
+    from buddy_eval._json_report import dumps, json_report
 
     ev = be.evaluate(source, settings=be.Settings(**settings), trials=trials)
     json.loads(dumps(json_report(ev)))

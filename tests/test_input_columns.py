@@ -9,8 +9,8 @@ import pyarrow as pa
 import pytest
 
 from buddy_eval import evaluate, load
-from buddy_eval.input_columns import Texts
-from buddy_eval.parsing import split_bytes
+from buddy_eval._input_columns import Texts
+from buddy_eval._parsing import split_bytes
 
 
 def test_answers_are_a_view_on_the_input_bytes():
@@ -58,7 +58,7 @@ def _shared_keyword_input(keyword: str, answers: list[str]) -> bytes:
 
 @pytest.mark.parametrize("length", [64, 65, 5000, 800_000])
 def test_long_shared_keywords_are_matched_exactly(length):
-    from buddy_eval.kernels import _GROUPED
+    from buddy_eval._kernels import _GROUPED
 
     keyword = "a" * (length - 1) + "b"
     hit, near = "x " + keyword.upper() + " y", "A" * length
@@ -69,7 +69,7 @@ def test_long_shared_keywords_are_matched_exactly(length):
 
 
 def test_the_keyword_rule_uses_the_kernel_with_dash_for_none():
-    from buddy_eval.input_rules import NO_KEYWORDS, split_keywords
+    from buddy_eval._input_rules import NO_KEYWORDS, split_keywords
 
     assert NO_KEYWORDS == "-"
     assert split_keywords(pa.array(["-", " - ", "a, b", None])).to_pylist() == [

@@ -9,8 +9,8 @@ import pytest
 from junitparser import Failure, JUnitXml, Skipped
 
 import buddy_eval as be
-from buddy_eval.cli import main
-from buddy_eval.junit_report import junit_report
+from buddy_eval._cli import main
+from buddy_eval._junit_report import junit_report
 from tests.conftest import DATA, run_cli
 
 #: The attributes the common JUnit schema (Jenkins/Ant junit.xsd) requires or allows.
@@ -55,7 +55,7 @@ def test_counts_equal_the_checks_and_the_item_table(tmp_path, name, trials):
     golden = ev.data.golden["item_id"].tolist()
     assert list(outcome) == golden and items.tests == len(golden)
     regressed = {i for m in ev.paired.metrics for i in m.ids["regressed"]}
-    from buddy_eval.drilldown import trial_answers
+    from buddy_eval._drilldown import trial_answers
 
     answers = trial_answers(ev)
     violated = set(answers[(answers.version == "NEW") & answers.violation]["item_id"])
@@ -109,7 +109,7 @@ def test_the_files_are_written_beside_the_verdict(tmp_path):
         plain.returncode, plain.stdout, plain.stderr
     )  # the files never change the output or the exit status
     ev = be.evaluate(be.load(DATA / "sample_release.txt"))
-    from buddy_eval.markdown_report import markdown_report
+    from buddy_eval._markdown_report import markdown_report
 
     assert summary.read_text(encoding="utf-8") == markdown_report(ev)
     assert junit.read_text(encoding="utf-8") == junit_report(ev)

@@ -1,4 +1,4 @@
-"""The fast kernels against their plain-Python reference twins (buddy_eval.kernels)."""
+"""The fast kernels against their plain-Python reference twins (buddy_eval._kernels)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from buddy_eval import kernels
-from buddy_eval.kernels import Texts
+from buddy_eval import _kernels as kernels
+from buddy_eval._kernels import Texts
 
 LINE_BYTES = st.lists(
     st.sampled_from([b"a", b"Z", b" ", b"\t", b"\r", b"\n", b"#", b",", b"\xc3\xa9", b"-"]),

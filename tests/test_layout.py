@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from buddy_eval.vocabulary import EXIT_STATUS_HELP
+from buddy_eval._vocabulary import EXIT_STATUS_HELP
 from tests.conftest import run_cli
 
 PACKAGE = Path(__file__).resolve().parents[1] / "buddy_eval"
@@ -91,15 +91,15 @@ def test_the_cycle_finder_finds_one():
 
 
 def test_vocabulary_imports_nothing_from_the_package():
-    assert import_graph()["buddy_eval.vocabulary"] == set()
+    assert import_graph()["buddy_eval._vocabulary"] == set()
 
 
 def test_subcommands_never_import_the_shell():
     graph = import_graph()
-    for module in ("buddy_eval.cli.gate", "buddy_eval.cli.tasks", "buddy_eval.cli.notebook",
-                   "buddy_eval.cli.ledger"):  # fmt: skip
-        assert "buddy_eval.cli" not in graph[module], module
-    assert graph["buddy_eval.cli.output"] <= {"buddy_eval.errors", "buddy_eval.vocabulary"}
+    for module in ("buddy_eval._cli.gate", "buddy_eval._cli.tasks", "buddy_eval._cli.notebook",
+                   "buddy_eval._cli.ledger"):  # fmt: skip
+        assert "buddy_eval._cli" not in graph[module], module
+    assert graph["buddy_eval._cli.output"] <= {"buddy_eval._errors", "buddy_eval._vocabulary"}
 
 
 @pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"], ["ledger"], ["history"]])
@@ -126,3 +126,51 @@ def test_the_documented_layout_lists_every_module_and_only_those():
         listed.update(prefix + n for n in names if n.endswith(".py"))
     actual = {p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")}
     assert listed == actual
+
+
+#: The public modules: the package, its presentation kit and its public packages.
+PUBLIC_MODULES = {
+    "buddy_eval",
+    "buddy_eval.__main__",
+    "buddy_eval.formatting",
+    "buddy_eval.ledger",
+    "buddy_eval.stats",
+    "buddy_eval.tasks",
+}
+
+
+def test_every_module_but_the_public_ones_is_private_by_name():
+    modules = set(import_graph())
+    public = {m for m in modules if not any(p.startswith("_") and not p.startswith("__")
+                                            for p in m.split("."))}  # fmt: skip
+    assert public == PUBLIC_MODULES
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC_MODULES - {"buddy_eval.__main__"}))
+def test_a_public_module_names_its_public_names_and_nothing_else(module):
+    import importlib
+
+    mod = importlib.import_module(module)
+    tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
+    defined = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign):
+            defined.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+    unlisted = {n for n in defined if not n.startswith("_") and n not in mod.__all__}
+    assert not unlisted, f"{module} defines public-looking names outside __all__: {unlisted}"
+    for name in mod.__all__:  # every listed name resolves (lazy ones too)
+        assert getattr(mod, name) is not None, name
+
+
+def test_notebooks_and_docs_use_only_the_public_api():
+    root = PACKAGE.parent
+    for path in [*(root / "notebooks").glob("*.ipynb"), *(root / "docs").glob("*.md"),
+                 root / "README.md"]:  # fmt: skip
+        text = path.read_text(encoding="utf-8")
+        if path.name == "layout.md":
+            continue  # the layout lists the private modules on purpose
+        assert "buddy_eval._" not in text, path.name

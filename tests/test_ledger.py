@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval.ledger.schema import SCHEMA_VERSION
+from buddy_eval.ledger._schema import SCHEMA_VERSION
 from tests.conftest import DATA, run_cli
 from tests.ledger_helpers import GOLDEN, dump, make_input
 
@@ -301,7 +301,7 @@ def test_every_ledger_command_is_in_help():
 
 
 def test_the_documented_schema_is_the_schema():
-    from buddy_eval.ledger.schema import SCHEMA
+    from buddy_eval.ledger._schema import SCHEMA
     from tests.conftest import ROOT
 
     page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
@@ -324,7 +324,7 @@ _TEXT = st.text(
 def test_item_fingerprints_are_the_sha256_of_the_json_canonical_form(ids, keywords, source):
     import pandas as pd
 
-    from buddy_eval.ledger.record import _golden_items
+    from buddy_eval.ledger._record import _golden_items
 
     n = len(ids)
     types = ["ANSWER" if k % 2 == 0 else "REFUSE" for k in range(n)]

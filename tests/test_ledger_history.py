@@ -174,7 +174,7 @@ def test_the_ledger_reads_with_pandas_and_plain_sql(ledger):
 
 
 def test_an_empty_history_for_a_ledger_without_versions(tmp_path, ledger):
-    from buddy_eval.ledger.schema import connect
+    from buddy_eval.ledger._schema import connect
 
     new = tmp_path / "new.ledger"
     connect(new, create=True, write=True).close()

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from buddy_eval import InputError, Thresholds, from_frames, load
-from buddy_eval.loading import EvalInput
+from buddy_eval._loading import EvalInput
 
 HEAD = "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nq2 REFUSE - -\nRESULTS\n"
 BODY = "OLD q1 L1 N a\nOLD q2 - Y no\nNEW q1 L1 N a\nNEW q2 - Y no\n"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from buddy_eval import notebook_report
-from buddy_eval.cli.output import write_atomic
+from buddy_eval import _notebook_report as notebook_report
+from buddy_eval._cli.output import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import buddy_eval as be
-from buddy_eval.notebook_views import (
+from buddy_eval._notebook_views import (
     Report,
     collapsible,
     evaluation_html,
@@ -20,7 +20,7 @@ from buddy_eval.notebook_views import (
     format_metrics_table,
     metrics_table,
 )
-from buddy_eval.vocabulary import CHANGES
+from buddy_eval._vocabulary import CHANGES
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_release.txt"
@@ -282,7 +282,7 @@ def test_collapsible_shows_every_row_escaped():
 
 
 def test_display_imports_no_pandas():
-    code = "import sys, buddy_eval.notebook_views\nprint('pandas' in sys.modules)"
+    code = "import sys, buddy_eval._notebook_views\nprint('pandas' in sys.modules)"
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
     )

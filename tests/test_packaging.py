@@ -78,7 +78,7 @@ def test_the_main_entry_points_are_fully_annotated():
 def test_every_plot_takes_its_data_then_ax_then_keywords_only():
     import inspect
 
-    from buddy_eval.tasks import plotting as tasks_plotting
+    from buddy_eval.tasks import _plotting as tasks_plotting
 
     plots = [getattr(buddy_eval, n) for n in buddy_eval.__all__ if n.startswith("plot_")]
     plots += [getattr(tasks_plotting, n) for n in tasks_plotting.__all__ if n.startswith("plot_")]

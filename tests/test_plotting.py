@@ -17,8 +17,8 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 import buddy_eval as be  # noqa: E402
-from buddy_eval import plotting  # noqa: E402
-from buddy_eval.errors import InputError  # noqa: E402
+from buddy_eval import _plotting as plotting  # noqa: E402
+from buddy_eval._errors import InputError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_release.txt"
@@ -480,13 +480,13 @@ def test_importing_buddy_eval_does_not_import_matplotlib():
         "f = buddy_eval.plot_metrics\n"  # the lazy attribute alone still does not
         "print(before, 'matplotlib' in sys.modules, f.__module__)"
     )
-    assert run_python(code) == "False False buddy_eval.plotting"
+    assert run_python(code) == "False False buddy_eval._plotting"
 
 
 def test_the_command_line_gate_does_not_import_matplotlib():
     code = (
         "import contextlib, io, sys\n"
-        "from buddy_eval.cli import main\n"
+        "from buddy_eval._cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    status = main(['data/example.txt'])\n"
         "print(status, 'matplotlib' in sys.modules)"

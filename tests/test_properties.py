@@ -97,8 +97,8 @@ def test_engine_metrics_equal_oracle(data):
         loaded = load(data)
     except (oracle.OracleError, InputError):
         return
-    from buddy_eval.decision import exact_values
-    from buddy_eval.scoring import score_items, score_versions
+    from buddy_eval._decision import exact_values
+    from buddy_eval._scoring import score_items, score_versions
 
     versions = sorted({v for v, _ in results})
     metrics = score_versions(score_items(loaded, versions))
@@ -144,7 +144,7 @@ def crowded_inputs(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(crowded_inputs())
 def test_grouped_keyword_kernel_equals_python_casefold(data):
-    from buddy_eval.kernels import _GROUPED
+    from buddy_eval._kernels import _GROUPED
 
     loaded = load(data)
     pairs = Counter(k.casefold() for ks in loaded.golden["keywords"] for k in ks)

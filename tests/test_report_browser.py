@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 import buddy_eval as be
-from buddy_eval import notebook_report
+from buddy_eval import _notebook_report as notebook_report
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample_release.txt"

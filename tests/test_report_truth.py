@@ -16,10 +16,9 @@ import pandas as pd
 import pytest
 
 import buddy_eval as be
-from buddy_eval.decision import Check
-from buddy_eval.formatting import format_diff, format_interval
-from buddy_eval.json_report import json_report
-from buddy_eval.notebook_views import (
+from buddy_eval._decision import Check
+from buddy_eval._json_report import json_report
+from buddy_eval._notebook_views import (
     decision_summary,
     decision_summary_html,
     evaluation_html,
@@ -31,7 +30,8 @@ from buddy_eval.notebook_views import (
     source_table,
     table,
 )
-from buddy_eval.plotting import item_grid_outcomes
+from buddy_eval._plotting import item_grid_outcomes
+from buddy_eval.formatting import format_diff, format_interval
 from tests.conftest import DATA, ROOT
 
 TRIALS = DATA / "sample_trials.txt"
@@ -265,7 +265,7 @@ def test_drill_down_names_a_wrong_citation_and_rejects_unknown_ids(plain):
 
 @pytest.mark.parametrize("path, trials_", [(TRIALS, True), (RELEASE, False)])
 def test_comparison_diff_is_the_printed_one(path, trials_):
-    from buddy_eval.details_text import details as details_text
+    from buddy_eval._details_text import details as details_text
 
     ev = be.evaluate(be.load(path, trials=trials_))
     report = json_report(ev)["comparison"]

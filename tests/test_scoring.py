@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from buddy_eval import InputError, evaluate, load, report
+from buddy_eval._scoring import score_items, score_versions
 from buddy_eval.formatting import format_fraction
-from buddy_eval.scoring import score_items, score_versions
 
 
 def gate(golden: str, results: str, thresholds: str = "0 0 0", **labels) -> str:
@@ -390,7 +390,7 @@ def _two_version_text() -> str:
 
 
 def test_scoring_two_versions_costs_nothing_per_other_label():
-    from buddy_eval.scoring import grid_counts, score_grid
+    from buddy_eval._scoring import grid_counts, score_grid
 
     n = 3000
     lines = ["THRESHOLDS 0 0 0", *(f"q{i} ANSWER L1 a,b" for i in range(n)), "RESULTS"]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.stats import (
     exact_upper_bound,
     mcnemar_exact,
@@ -427,10 +427,10 @@ def test_sample_release_comparison():
 
 
 @pytest.mark.parametrize(
-    "module", ["_checks", "power", "proportions", "ranks", "interpretation", "repeated"]
+    "module", ["checks", "power", "proportions", "ranks", "interpretation", "repeated"]
 )
 def test_docstring_examples(module):
     import doctest
     import importlib
 
-    assert doctest.testmod(importlib.import_module(f"buddy_eval.stats.{module}")).failed == 0
+    assert doctest.testmod(importlib.import_module(f"buddy_eval.stats._{module}")).failed == 0

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.stats import (
     DEFAULT_DISCORDANCE,
     MIN_PAIRED,
@@ -27,14 +27,14 @@ from buddy_eval.stats import (
     noninferior,
     noninferiority_bound,
     paired_diff_interval,
-    power,
-    proportions,
     reading,
     required_paired_n,
     required_paired_n_exact,
     sign_test,
     signed_rank_test,
 )
+from buddy_eval.stats import _power as power
+from buddy_eval.stats import _proportions as proportions
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import pytest
 
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.stats import (
     ITEM_FLIP_EXACT_MAX_CELLS,
     ITEM_FLIP_MEET_MAX,
@@ -33,9 +33,9 @@ from buddy_eval.stats import (
     pass_at_k,
     pass_hat_k,
     rate_interval,
-    repeated,
     within_item_variance_share,
 )
+from buddy_eval.stats import _repeated as repeated
 
 NEW_FUNCTIONS = [
     pass_at_k,

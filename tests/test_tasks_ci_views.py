@@ -9,7 +9,7 @@ from junitparser import Failure, JUnitXml, Skipped
 from markdown_it import MarkdownIt
 
 from buddy_eval.tasks import compare_runs
-from buddy_eval.tasks.ci_views import comparison_junit, comparison_markdown
+from buddy_eval.tasks._ci_views import comparison_junit, comparison_markdown
 from tests.conftest import DATA, run_cli
 
 FILES = [DATA / "golden-tasks.example.json", DATA / "run-a.example.json",

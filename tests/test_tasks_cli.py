@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from buddy_eval.cli.tasks import run as main
+from buddy_eval._cli.tasks import run as main
 from tests.test_tasks_support import EXAMPLE, check, record, run_tasks_cli, task, write_json
 
 GOLDEN = [

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.stats import MIN_PAIRED as MIN_PAIRED_N
 from buddy_eval.stats import PairedTable, signed_rank_test
 from buddy_eval.tasks import compare_runs, wilcoxon_p_value

@@ -9,10 +9,10 @@ from decimal import Decimal
 
 import pytest
 
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.tasks import compare_runs, load_golden, load_run
-from buddy_eval.tasks.json_input import MAX_NUMBER_CHARS, LongNumber
-from buddy_eval.tasks.record_rules import MAX_QUOTED_CHARS, describe, micros_limit
+from buddy_eval.tasks._json_input import MAX_NUMBER_CHARS, LongNumber
+from buddy_eval.tasks._record_rules import MAX_QUOTED_CHARS, describe, micros_limit
 from tests.test_tasks_support import EXAMPLE, check, record, run_tasks_cli, task, write_json
 
 SURROGATE = "which is not valid Unicode text"

@@ -9,9 +9,9 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from buddy_eval.errors import InputError
+from buddy_eval._errors import InputError
 from buddy_eval.tasks import build_golden, build_run, load_golden, load_run
-from buddy_eval.tasks.record_rules import micros_limit
+from buddy_eval.tasks._record_rules import micros_limit
 from tests.test_tasks_support import check, record, task, write_json
 
 GOLDEN = [

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from buddy_eval import InputError, evaluate, from_frames, load
-from buddy_eval.cli.gate import run
+from buddy_eval._cli.gate import run
 from tests import oracle
 from tests.test_properties import BLANK, IDS, SOURCES, WORDS, gate_inputs
 
@@ -89,8 +89,8 @@ def test_one_trial_each_equals_the_plain_gate(data):
         assert trials == oracle.run(data, trials=True)
         return
     assert plain == trials == oracle.run(data, trials=True)
-    from buddy_eval.details_text import details
-    from buddy_eval.json_report import dumps, json_report
+    from buddy_eval._details_text import details
+    from buddy_eval._json_report import dumps, json_report
 
     a, b = evaluate(load(data)), evaluate(load(data, trials=True))
     assert details(a) == details(b)
@@ -268,7 +268,7 @@ def test_the_plain_gate_with_trials_imports_no_pandas():
 
     code = (
         "import sys, io\n"
-        "from buddy_eval.cli import main\n"
+        "from buddy_eval._cli import main\n"
         "sys.stdout = io.TextIOWrapper(io.BytesIO())\n"
         "rc = main(['--trials', 'data/sample_trials.txt'], lean=True)\n"
         "sys.stderr.write(repr((rc, 'pandas' in sys.modules, 'scipy' in sys.modules)))\n"

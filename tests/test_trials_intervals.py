@@ -17,17 +17,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval.details_text import details
+from buddy_eval._details_text import details
+from buddy_eval._json_report import json_report
 from buddy_eval.formatting import format_diff, format_trial_plan
-from buddy_eval.json_report import json_report
 from buddy_eval.stats import (
     TrialPlan,
     paired_diff_interval,
     paired_rates_interval,
     rate_interval,
-    repeated,
     wilson_interval,
 )
+from buddy_eval.stats import _repeated as repeated
 
 Z95 = statistics.NormalDist().inv_cdf(0.975)
 

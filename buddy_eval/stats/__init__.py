@@ -1,7 +1,7 @@
 """The paired-statistics core: exact tests, intervals and readiness, numbers in, numbers out.
 
-These are the formulas both the release gate (:mod:`buddy_eval.paired`) and
-the check-based task comparison (:mod:`buddy_eval.tasks.comparison`) use, so
+These are the formulas both the release gate (:mod:`buddy_eval._paired`) and
+the check-based task comparison (:mod:`buddy_eval.tasks._comparison`) use, so
 a p-value, an interval or the readiness rule means the same thing in both:
 
 - :class:`PairedTable`, the 2x2 table of two versions on the same items
@@ -30,19 +30,19 @@ a p-value, an interval or the readiness rule means the same thing in both:
   single-trial ones with one trial per item), within-item variance and
   whether more items or more trials help more.
 
-One module per family: :mod:`.proportions` (the 2x2 table, McNemar, Wilson,
-Newcombe, bounds, readiness), :mod:`.ranks` (signed-rank, sign test, Holm),
-:mod:`.power` (exact power and sample size), :mod:`.interpretation`
-(non-inferiority, the reading rule), :mod:`.repeated` (repeated trials).
+One module per family: :mod:`._proportions` (the 2x2 table, McNemar, Wilson,
+Newcombe, bounds, readiness), :mod:`._ranks` (signed-rank, sign test, Holm),
+:mod:`._power` (exact power and sample size), :mod:`._interpretation`
+(non-inferiority, the reading rule), :mod:`._repeated` (repeated trials).
 Everything returns unrounded numbers (ints, Fractions, floats); only the
 views round, through :mod:`buddy_eval.formatting`. scipy is imported inside
 the functions that need it, so importing this package costs nothing.
 """
 
-from ..vocabulary import MIN_PAIRED
-from .interpretation import READING_CODES, noninferior, noninferiority_bound, reading
-from .power import DEFAULT_DISCORDANCE, mcnemar_exact_power, required_paired_n_exact
-from .proportions import (
+from .._vocabulary import MIN_PAIRED
+from ._interpretation import READING_CODES, noninferior, noninferiority_bound, reading
+from ._power import DEFAULT_DISCORDANCE, mcnemar_exact_power, required_paired_n_exact
+from ._proportions import (
     PairedTable,
     exact_upper_bound,
     is_ready,
@@ -52,8 +52,8 @@ from .proportions import (
     wilson_interval,
     zero_event_upper_bound,
 )
-from .ranks import SIGNED_RANK_EXACT_MAX, SignedRankResult, holm, sign_test, signed_rank_test
-from .repeated import (
+from ._ranks import SIGNED_RANK_EXACT_MAX, SignedRankResult, holm, sign_test, signed_rank_test
+from ._repeated import (
     ITEM_FLIP_EXACT_MAX_CELLS,
     ITEM_FLIP_MEET_MAX,
     PAIRED_RATES_INTERVAL_METHOD,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import cast
 
-from ..errors import InputError
+from .._errors import InputError
 
 
 def _check_count(name: str, value, minimum: int = 0) -> int:

@@ -11,14 +11,14 @@ task by task; nothing here runs a task, calls a model or judges quality::
     ...                          "tutor-v1", "tutor-v2")           # doctest: +SKIP
     >>> print(cmp.report())                                       # doctest: +SKIP
 
-The layers: :mod:`.loading` (JSON to validated DataFrames), :mod:`.checks`
-(one long table of check outcomes), :mod:`.scoring` (per task, per run),
-:mod:`.comparison` (pairs, readiness, tests), :mod:`.report` (text and JSON),
-:mod:`.plotting` (matplotlib charts, imported on demand).
+The layers: :mod:`._loading` (JSON to validated DataFrames), :mod:`._checks`
+(one long table of check outcomes), :mod:`._scoring` (per task, per run),
+:mod:`._comparison` (pairs, readiness, tests), :mod:`._report` (text and JSON),
+:mod:`._plotting` (matplotlib charts, imported on demand).
 """
 
-from .checks import OUTCOMES, evaluate_checks
-from .comparison import (
+from ._checks import OUTCOMES, evaluate_checks
+from ._comparison import (
     PairedSummary,
     TaskComparison,
     compare_runs,
@@ -26,10 +26,13 @@ from .comparison import (
     summarize_pairs,
     wilcoxon_p_value,
 )
-from .loading import load_golden, load_run
-from .record_rules import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_run
-from .report import comparison_to_dict, format_comparison
-from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+from ._loading import load_golden, load_run
+from ._record_rules import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_run
+from ._report import comparison_to_dict, format_comparison
+from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+
+# The charts need matplotlib: loaded on first use (PEP 562), never by the command line.
+_PLOTS = ("plot_deltas", "plot_readiness", "plot_unknowns")
 
 __all__ = [
     "CHECK_TYPES",
@@ -49,8 +52,19 @@ __all__ = [
     "load_golden",
     "load_run",
     "pair_tasks",
+    "plot_deltas",
+    "plot_readiness",
+    "plot_unknowns",
     "score_tasks",
     "summarize_pairs",
     "summarize_runs",
     "wilcoxon_p_value",
 ]
+
+
+def __getattr__(name: str):
+    if name in _PLOTS:
+        from . import _plotting
+
+        return getattr(_plotting, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

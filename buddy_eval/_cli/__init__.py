@@ -1,0 +1,138 @@
+"""The ``buddy-eval`` program: one shell under which the gate, ``tasks`` and ``notebook`` sit.
+
+The shell picks the subcommand and turns every way a run can end into the
+exit-status contract (:data:`buddy_eval._vocabulary.EXIT_STATUS_HELP`):
+
+- 0 RELEASE, 1 BLOCK (the gate's verdict; ``tasks`` and ``notebook`` exit 0
+  when their output was written);
+- 2 an input or usage error, reported by the subcommand as one line;
+- 3 could not finish: a closed, full or broken output, out of memory, an
+  interrupt or an internal error, as one line on stderr, never a traceback
+  and never a status a verdict could have.
+
+Subcommands live in :mod:`.gate`, :mod:`.tasks` and :mod:`.notebook` and share
+:mod:`.output`; none of them imports this module.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .._errors import QUOTE_LIMIT, InputError
+from .output import (
+    EXIT_COULD_NOT_FINISH,
+    EXIT_INPUT_ERROR,
+    CouldNotFinishError,
+    Interrupted,
+    UsageError,
+    error,
+    silence_stderr,
+    silence_stdout,
+    stopped_by_signals,
+)
+
+__all__ = ["console_main", "main"]
+
+
+def _dispatch(argv: list[str], lean: bool) -> int:
+    if argv[:1] == ["tasks"]:
+        from .tasks import run as run_tasks
+
+        return run_tasks(argv[1:])
+    if argv[:1] == ["notebook"]:
+        from .notebook import run as run_notebook
+
+        return run_notebook(argv[1:])
+    if argv[:1] == ["ledger"]:
+        from .ledger import run_ledger
+
+        return run_ledger(argv[1:])
+    if argv[:1] == ["history"]:
+        from .ledger import run_history
+
+        return run_history(argv[1:])
+    from .gate import run as run_gate
+
+    return run_gate(argv, lean)
+
+
+def _check_arguments(argv: list[str]) -> None:
+    """Every argument must be UTF-8 text, found before any work is done.
+
+    An argument that is not (a file name or ``--date`` with other bytes) reaches
+    Python with lone surrogates; they would end up in a report, a message or a
+    JSON string that strict parsers refuse.
+    """
+    for position, arg in enumerate(argv, 1):
+        if not isinstance(arg, str):
+            raise UsageError(f"argument {position} must be text, got {type(arg).__name__}")
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            if len(shown) > QUOTE_LIMIT:
+                shown = f"{shown[:QUOTE_LIMIT]}... ({len(shown) - QUOTE_LIMIT} more characters)"
+            raise UsageError(
+                f"argument {position} is not UTF-8 text: '{shown}'; file names, labels "
+                "and other arguments must be UTF-8"
+            ) from None
+
+
+def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
+    """Run the command line; return the exit status (never raises, never prints a traceback).
+
+    ``lean=True`` keeps pandas out of the plain gate (see :func:`console_main`);
+    only a process that exits after the call should ask for it. While it
+    runs, SIGINT, SIGTERM and SIGHUP end it with status 3 and one line (the
+    previous handlers come back afterwards).
+    """
+    argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in
+            (sys.argv[1:] if argv is None else argv)]  # fmt: skip
+    try:
+        with stopped_by_signals():
+            _check_arguments(argv)
+            return _dispatch(argv, lean)
+    except SystemExit as exc:  # argparse --help (0), already printed
+        code = exc.code
+        return code if isinstance(code, int) else EXIT_INPUT_ERROR
+    except UsageError as exc:
+        return error(str(exc), EXIT_INPUT_ERROR, prog=exc.prog)
+    except InputError as exc:
+        return error(str(exc), EXIT_INPUT_ERROR)
+    except CouldNotFinishError as exc:
+        return error(f"could not finish: {exc}", EXIT_COULD_NOT_FINISH)
+    except MemoryError:
+        return error("could not finish: out of memory", EXIT_COULD_NOT_FINISH)
+    except Interrupted as exc:
+        return error(f"could not finish: {exc}", EXIT_COULD_NOT_FINISH)
+    except KeyboardInterrupt:
+        return error("could not finish: interrupted", EXIT_COULD_NOT_FINISH)
+    except RecursionError:
+        return error("could not finish: internal error: recursion too deep", EXIT_COULD_NOT_FINISH)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        return error(f"could not finish: {where}{reason}", EXIT_COULD_NOT_FINISH)
+    except Exception as exc:  # noqa: BLE001 - the contract: no traceback, a distinct status
+        return error(
+            f"could not finish: internal error: {type(exc).__name__}: {str(exc)[:200]}",
+            EXIT_COULD_NOT_FINISH,
+        )
+
+
+def console_main() -> None:
+    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit.
+
+    Once the status is known and every message written, standard error is
+    pointed at /dev/null: what libraries print while the interpreter shuts
+    down (a notebook kernel's clean-up, a stopped event loop) is not ours to
+    show, and the contract is one line.
+    """
+    status = main(lean=True)
+    try:
+        sys.stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        silence_stdout()
+    silence_stderr()
+    sys.exit(status)

@@ -1,0 +1,267 @@
+"""``buddy-eval INPUT``: print the canonical report and gate on it.
+
+The plain gate runs on pyarrow and numpy alone: it imports neither pandas nor
+matplotlib nor scipy nor Jupyter (``--details`` and ``--format json`` do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from importlib.abc import MetaPathFinder
+
+from .._errors import InputError
+from .ledger import Recorder, add_ledger_arguments
+from .output import (
+    EXIT_BLOCK,
+    EXIT_RELEASE,
+    EXIT_STATUS_HELP,
+    PROG,
+    ArgumentParser,
+    add_ci_file_arguments,
+    add_label_arguments,
+    check_ci_outputs,
+    error,
+    warn,
+    write_ci_files,
+    write_stdout,
+)
+
+__all__ = ["run", "parser"]
+
+DESCRIPTION = """\
+Decide whether a new version of the Buddy teaching assistant may be released.
+
+INPUT (a path, or - for standard input) is UTF-8 text:
+
+  THRESHOLDS <correctness> <citation> <refusal>
+  <id> ANSWER <requiredSource> <keyword1,keyword2,...>
+  <id> REFUSE - -
+  RESULTS
+  <version> <id> <cited|-> <Y|N> <answer text ...>
+
+Blank lines and lines starting with # are ignored. Per version, over the
+golden items: correctness = answered ANSWER items containing every keyword
+(literal, case-folded) / ANSWER items; citation = answered ANSWER items citing
+the required source / ANSWER items; refusal = REFUSE items refused / REFUSE
+items; violations = REFUSE items answered. A metric with no item of its type
+prints n/a.
+
+Prints three lines: the baseline's figures, the candidate's, then RELEASE or
+BLOCK: <reasons>. The candidate is blocked when a metric is below its
+threshold, when it has any violation, or when a metric is lower than the
+baseline's (exact comparisons).
+"""
+
+EPILOG = (
+    EXIT_STATUS_HELP
+    + """
+other commands:
+  buddy-eval tasks --golden G.json --run-a A.json --run-b B.json ...
+                       score check-based golden tasks and compare two runs
+  buddy-eval notebook INPUT -o report.html
+                       run the release notebook on INPUT and write an HTML report
+  buddy-eval ledger release LABEL --ledger PATH [--override REASON]
+                       record that a version went live (see buddy-eval ledger --help)
+  buddy-eval ledger show --ledger PATH
+                       list the ledger's versions, evaluations and releases
+  buddy-eval history --ledger PATH [--format text|json|markdown]
+                       what happened across the recorded versions
+  (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
+
+examples:
+  buddy-eval data/sample_release.txt
+  buddy-eval --baseline v1.3 --candidate v1.4 results.txt
+  buddy-eval --details data/sample_release.txt
+  buddy-eval --trials data/sample_trials.txt
+  buddy-eval --format json data/sample_release.txt > report.json
+  buddy-eval data/sample_release.txt --ledger release.ledger --date 2026-03-01
+  cat results.txt | buddy-eval -
+"""
+)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The gate's argument parser."""
+    parser = ArgumentParser(
+        prog=PROG,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("input", metavar="INPUT", help="input file, or - for standard input")
+    add_label_arguments(parser)
+    parser.add_argument(
+        "--trials",
+        action="store_true",
+        help="repeated trials: several result lines for one (version, id) are trials of the "
+        "item, in file order; a rate is the mean over items of the fraction of each item's "
+        "trials that pass, violations count REFUSE items answered in at least one trial "
+        "(without it a repeated (version, id) is an input error)",
+    )
+    parser.add_argument(
+        "--details",
+        action="store_true",
+        help="after the three lines, print a blank line and the paired comparison: item "
+        "changes, Wilson and Newcombe 95%% intervals, exact McNemar p-values, readiness, "
+        "sample-size hints and the violation upper bound",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text (default): the three lines; json: one JSON object with the figures, the "
+        "decision and the full comparison instead (--details is then implied); markdown: a "
+        "GitHub-flavoured summary (verdict, metrics, changed items, statistics)",
+    )
+    add_ci_file_arguments(parser, "check of the decision and per golden item")
+    parser.add_argument(
+        "--min-paired",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="paired items a metric needs before a p-value and a difference interval are "
+        "computed (default: 20)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=_margin,
+        default=None,
+        metavar="M",
+        help="non-inferiority margin (e.g. 0.02): --details and json add, per metric, a "
+        "one-sided lower confidence bound on the paired difference and whether the "
+        "candidate is within M of the baseline",
+    )
+    parser.add_argument(
+        "--rule",
+        choices=("exact", "noninferiority"),
+        default="exact",
+        help="exact (default): a regression is a rate lower than the baseline's, exactly; "
+        "noninferiority: a regression is a metric not shown non-inferior within --margin "
+        "(thresholds and violations decide as always)",
+    )
+    add_ledger_arguments(parser)
+    return parser
+
+
+def _summary(evaluation) -> str:
+    from .._markdown_report import markdown_report
+
+    return markdown_report(evaluation)
+
+
+def _junit(evaluation) -> str:
+    from .._junit_report import junit_report
+
+    return junit_report(evaluation)
+
+
+def _margin(text: str) -> float:
+    allowed = set("0123456789.")
+    if not text or len(text) > 20 or not set(text) <= allowed or text.count(".") > 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    value = float(text) if text != "." else -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+class _HidePandas(MetaPathFinder):
+    """Make ``import pandas`` fail, so pyarrow takes it for not installed.
+
+    pyarrow imports pandas, when installed, the first time it converts a
+    Python or numpy value, to check whether it is a pandas object; that costs
+    the plain gate a fifth of a second and 40 MB it never uses.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"{PROG}: the plain gate does not use pandas", name=name)
+        return None
+
+
+@contextlib.contextmanager
+def _without_pandas(hide: bool):
+    if not hide or "pandas" in sys.modules:
+        yield
+        return
+    finder = _HidePandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
+def run(argv: list[str], lean: bool = False) -> int:
+    """Run the gate with ``argv``; return 0 (RELEASE), 1 (BLOCK) or 2 (input error).
+
+    Raises
+    ------
+    CouldNotFinishError
+        When the report cannot be written.
+    """
+    args = parser().parse_args(argv)
+    from .._evaluation import evaluate
+    from .._paired_settings import Settings
+
+    if args.input == "-" and sys.stdin is None:
+        return error("-: standard input is closed; nothing to read")
+    summary: str | None = None
+    try:
+        recorder = Recorder(args)  # --ledger: the path is checked before any work
+        check_ci_outputs(
+            args.markdown,
+            args.junit,
+            [
+                ("the input file", None if args.input == "-" else args.input),
+                ("the ledger", args.ledger),
+            ],
+        )
+        settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
+        # Only in a process that ends with the report (see console_main):
+        # pyarrow remembers that pandas was missing.
+        plain = (
+            args.format == "text"
+            and not args.details
+            and args.rule == "exact"
+            and not (args.markdown or args.junit)
+        )
+        with _without_pandas(lean and plain):
+            source, baseline = recorder.gate_input(args)  # --baseline live: from the ledger
+            evaluation = evaluate(source, baseline, args.candidate, settings, trials=args.trials)
+            text: str = evaluation.report()
+        # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
+        if args.format == "json":
+            from .._json_report import dumps, json_report
+
+            text = dumps(recorder.annotate(json_report(evaluation)))
+        elif args.format == "markdown":
+            summary = _summary(evaluation)
+            text = summary.rstrip("\n")
+        elif args.details:
+            from .._details_text import details
+
+            text += "\n\n" + details(evaluation)
+        recorder.prepare(evaluation)
+    except InputError as exc:
+        return error(str(exc))
+    warn(evaluation.warnings)
+    write_stdout(text + "\n")
+    write_ci_files(
+        args,
+        lambda: summary or _summary(evaluation),  # made once for both uses
+        lambda: _junit(evaluation),
+    )
+    return recorder.finish(EXIT_RELEASE if evaluation.release else EXIT_BLOCK)

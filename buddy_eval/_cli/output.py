@@ -1,0 +1,437 @@
+"""What every subcommand shares: exit statuses, safe writing to stdout, stderr and files.
+
+The shell (:mod:`buddy_eval._cli`) and the subcommands import this module; it
+imports none of them, so data flows one way. Writing never raises on a
+closed, full or broken output: it raises :class:`CouldNotFinishError`, which the
+shell turns into one line on stderr and :data:`EXIT_COULD_NOT_FINISH`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import stat
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .._errors import CouldNotFinishError, InputError
+from .._vocabulary import (
+    EXIT_BLOCK,
+    EXIT_COULD_NOT_FINISH,
+    EXIT_INPUT_ERROR,
+    EXIT_RELEASE,
+    EXIT_STATUS_HELP,
+    PROG,
+)
+
+__all__ = [
+    "STOP_SIGNALS",
+    "ArgumentParser",
+    "EXIT_BLOCK",
+    "EXIT_COULD_NOT_FINISH",
+    "EXIT_INPUT_ERROR",
+    "EXIT_RELEASE",
+    "EXIT_STATUS_HELP",
+    "PROG",
+    "CouldNotFinishError",
+    "Interrupted",
+    "UsageError",
+    "add_label_arguments",
+    "check_output_path",
+    "error",
+    "one_line",
+    "quiet_stderr",
+    "silence_stderr",
+    "silence_stdout",
+    "stopped_by_signals",
+    "warn",
+    "write_atomic",
+    "write_stdout",
+]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the exit-status contract: a usage error is one line and status 2.
+
+    argparse prints the usage block and exits; here the error is raised as
+    :class:`UsageError`, which the shell prints as one line naming the
+    subcommand and its ``--help``.
+    """
+
+    def error(self, message: str):
+        raise UsageError(f"{message}; see '{self.prog} --help'", prog=self.prog)
+
+
+class UsageError(InputError):
+    """A command line argparse (or the shell) refused: exit status 2, one line."""
+
+    def __init__(self, message: str, *, prog: str = PROG):
+        self.prog = prog
+        super().__init__(message)
+
+
+def add_label_arguments(parser) -> None:
+    """``--baseline`` and ``--candidate``, the same on every subcommand that compares versions."""
+    parser.add_argument(
+        "--baseline", default="OLD", metavar="LABEL", help="baseline version label (default: OLD)"
+    )
+    parser.add_argument(
+        "--candidate", default="NEW", metavar="LABEL", help="candidate version label (default: NEW)"
+    )
+
+
+def add_ci_file_arguments(parser, cases: str) -> None:
+    """``--markdown PATH`` and ``--junit PATH``: the CI files written beside the output.
+
+    ``cases`` says what the JUnit report has one test case per.
+    """
+    parser.add_argument(
+        "--markdown",
+        metavar="PATH",
+        help="also write the Markdown summary to PATH (atomically, after the output)",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="PATH",
+        help=f"also write a JUnit XML report to PATH: one test case per {cases} "
+        "(atomically, after the output)",
+    )
+
+
+def write_ci_files(args, markdown: Callable[[], str], junit: Callable[[], str]) -> None:
+    """Write the ``--markdown`` and ``--junit`` files that were asked for, each made on demand.
+
+    After the output, so that a file that cannot be written ends the run with
+    "could not finish" (3), never with a verdict it did not reach.
+    """
+    if args.markdown:
+        write_atomic(Path(args.markdown), markdown())
+    if args.junit:
+        write_atomic(Path(args.junit), junit())
+
+
+def one_line(text) -> str:
+    """Collapse whitespace, so a message is one line whatever it quotes."""
+    return " ".join(str(text).split())
+
+
+def _stream_fd(stream) -> int | None:
+    if stream is None:
+        return None
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _silence(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
+
+
+def silence_stdout() -> None:
+    """Point fd 1 at /dev/null, so the interpreter's final flush cannot fail again."""
+    _silence(1)
+
+
+def silence_stderr() -> None:
+    """Point fd 2 at /dev/null (after the run's own messages are written)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    _silence(2)
+
+
+def write_stdout(text: str) -> None:
+    """Write ``text`` as UTF-8 to standard output, unbuffered.
+
+    Raises
+    ------
+    CouldNotFinishError
+        Standard output is closed, full, or a pipe whose reader has gone.
+    """
+    stream = sys.stdout
+    fd = _stream_fd(stream)
+    if fd is None:
+        if stream is None:
+            raise CouldNotFinishError("standard output is closed")
+        try:  # an in-process caller's replacement stream (tests, notebooks)
+            stream.write(text)
+            stream.flush()
+        except (OSError, ValueError) as exc:
+            raise CouldNotFinishError(f"cannot write to standard output: {_reason(exc)}") from None
+        return
+    try:
+        stream.flush()
+        _write_fd(fd, text.encode("utf-8", "backslashreplace"))
+    except BrokenPipeError:
+        silence_stdout()
+        raise CouldNotFinishError(
+            "standard output was closed by its reader (broken pipe)"
+        ) from None
+    except OSError as exc:
+        silence_stdout()
+        raise CouldNotFinishError(f"cannot write to standard output: {_reason(exc)}") from None
+
+
+def _write_stderr(text: str) -> None:
+    """Best effort: a closed or broken standard error loses the message, never the status."""
+    stream = sys.stderr
+    fd = _stream_fd(stream)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if fd is None:
+            stream.write(text)
+            stream.flush()
+        else:
+            stream.flush()
+            _write_fd(fd, text.encode("utf-8", "backslashreplace"))
+
+
+def error(message: str, status: int = EXIT_INPUT_ERROR, *, prog: str = PROG) -> int:
+    """Print ``buddy-eval: error: MESSAGE`` (one line) on stderr; return ``status``."""
+    _write_stderr(f"{prog}: error: {one_line(message)}\n")
+    return status
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """While inside, file descriptor 2 goes to /dev/null; the real one comes back after.
+
+    For libraries that log to the terminal on their own (a notebook kernel's
+    start-up warnings, its death on Ctrl-C, an event loop's complaints): the
+    contract is one line, which the shell prints once the work has ended.
+    """
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error at all: nothing to quieten
+        yield
+        return
+    _silence(2)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(AttributeError, OSError, ValueError):
+            sys.stderr.flush()
+        with contextlib.suppress(OSError):
+            os.dup2(saved, 2)
+        os.close(saved)
+
+
+def warn(warnings) -> None:
+    """Print each warning as ``buddy-eval: warning: ...`` on stderr."""
+    if warnings:
+        _write_stderr("".join(f"{PROG}: warning: {one_line(w)}\n" for w in warnings))
+
+
+def _reason(exc: OSError | ValueError) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def _identity(path) -> tuple[int, int] | None:
+    """``(device, inode)`` of the file ``path`` resolves to; None when it does not exist."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino
+
+
+def check_output_path(
+    path: Path, reads: Sequence[tuple[str, str | os.PathLike[str] | None]] = ()
+) -> None:
+    """Refuse any output target but a regular file or a new file in an existing directory.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file to write (``-o``).
+    reads : sequence of (str, path)
+        Every file the run reads, each with the words that name it in a
+        message (``("the input file", "results.txt")``). The output may be none
+        of them: they are compared by identity (device and inode, links
+        followed), not by spelling, so ``./r.txt``, a hard link or a symbolic
+        link to the input are all the input.
+
+    Raises
+    ------
+    InputError
+        The path is a directory, a device, a FIFO, a socket or a symbolic
+        link, is a file the run reads, or its directory does not exist.
+    """
+    name = str(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot use as output: {_reason(exc)}", source=name) from None
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            raise InputError(
+                "is a symbolic link; the report is only written to a regular file path",
+                source=name,
+            )
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("is a directory, expected a file name", source=name)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(
+                "is not a regular file (a device, pipe or socket); choose a file path",
+                source=name,
+            )
+        mine = (info.st_dev, info.st_ino)
+        for what, read in reads:
+            if read is not None and _identity(read) == mine:
+                raise InputError(
+                    f"is {what} this run reads ({os.fspath(read)}); writing there would "
+                    "destroy it, choose another name",
+                    source=name,
+                )
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise InputError(f"cannot write: no directory {str(parent)!r}", source=name)
+
+
+def check_ci_outputs(
+    markdown: str | None,
+    junit: str | None,
+    reads: Sequence[tuple[str, str | os.PathLike[str] | None]],
+) -> None:
+    """Check the ``--markdown`` and ``--junit`` paths (:func:`check_output_path`), and apart.
+
+    Raises
+    ------
+    InputError
+        A path :func:`check_output_path` refuses, or both options naming one file.
+    """
+    for option, path in (("--markdown", markdown), ("--junit", junit)):
+        if path == "":
+            raise InputError(f"{option} expects a file path, got an empty one")
+        if path:
+            check_output_path(Path(path), reads)
+    if markdown and junit and Path(markdown).resolve() == Path(junit).resolve():
+        raise InputError("--markdown and --junit name the same file; give each its own")
+
+
+#: The signals that end a run with :data:`EXIT_COULD_NOT_FINISH` and one line.
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived: the run unwinds (temporary files and folders are removed).
+
+    A :class:`KeyboardInterrupt`, so that libraries which catch
+    :class:`Exception` (notebook execution, for one) let it through and clean
+    up as they do for Ctrl-C.
+    """
+
+    def __init__(self, signum: int):
+        self.signal_name = signal.Signals(signum).name
+        super().__init__(f"interrupted by signal {self.signal_name}")
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def stopped_by_signals():
+    """While inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (main thread only).
+
+    The previous handlers come back on the way out, so an in-process caller
+    (a test, a notebook) keeps its own.
+    """
+    previous = {}
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            previous[sig] = signal.signal(sig, _raise_interrupted)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(sig, old)
+
+
+#: The shortest temporary name allowed, in bytes (the random part and ``.tmp`` take 13).
+_MIN_TEMPORARY_NAME = 16
+
+
+def _create_temporary(path: Path) -> tuple[int, str]:
+    """Create a new, private file beside ``path``; return its descriptor and path.
+
+    Its name is ``.<start of the target's name>.<8 random hex digits>.tmp``,
+    never more bytes than the target's own name (or 16 for a short one), so
+    any name the file system accepts for the report it accepts for the
+    temporary file too (255 bytes on most).
+    """
+    import secrets
+
+    budget = max(len(os.fsencode(path.name)), _MIN_TEMPORARY_NAME)
+    head = path.name
+    while len(os.fsencode(f".{head}.12345678.tmp")) > budget:
+        head = head[:-1]
+    for _ in range(100):
+        tmp = str(path.parent / f".{head}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file and :func:`os.replace`.
+
+    The temporary file lives in the target's directory (so the rename is
+    atomic) and is removed if anything fails, including SIGTERM and SIGINT.
+    The new file gets the mode of the file it replaces, or the usual mode for
+    a new file under the current umask. Call :func:`check_output_path` first.
+
+    Raises
+    ------
+    CouldNotFinishError
+        The file could not be written (disk full, permissions, a signal).
+    """
+    path = Path(path)
+    data = text.encode("utf-8")
+    try:
+        fd, tmp = _create_temporary(path)
+    except OSError as exc:
+        raise CouldNotFinishError(f"{path}: cannot write: {_reason(exc)}") from None
+    try:
+        with stopped_by_signals():
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                mode = path.stat().st_mode & 0o777
+            except FileNotFoundError:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise CouldNotFinishError(f"{path}: cannot write: {_reason(exc)}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,375 @@
+"""Score an input and decide: the object users hold in scripts and notebooks."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+
+from ._decision import Decision, decide
+from ._errors import InputError
+from ._loading import EvalInput, load
+from ._paired_settings import Settings
+from ._scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from ._thresholds import Thresholds
+from ._vocabulary import METRICS
+from .formatting import Report, format_report
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ._loading import InputSource
+    from ._paired import PairedComparison
+
+__all__ = ["Evaluation", "evaluate", "report"]
+
+MAX_LISTED_MISSING = 10
+
+
+class Evaluation:
+    """The scored comparison of a baseline and a candidate version.
+
+    Build it with :func:`evaluate`. Every DataFrame holds exact counts; only
+    :meth:`report` rounds.
+
+    Attributes
+    ----------
+    data : EvalInput
+        The validated input.
+    baseline, candidate : str
+        The version labels compared.
+    items : pandas.DataFrame
+        Per (version, golden item) outcomes for every version in the input,
+        baseline and candidate first (see :func:`buddy_eval._scoring.score_items`).
+    metrics : pandas.DataFrame
+        Per (version, metric) numerators, denominators and values (see
+        :func:`buddy_eval._scoring.score_versions`).
+    counts : Counts
+        The same exact counts as arrays (what the decision and the report read).
+    decision : Decision
+        RELEASE or BLOCK with the ordered reasons.
+    warnings : tuple of str
+        Unknown result ids, golden items with no result for the baseline or
+        the candidate, and (repeated trials) a compared version whose items
+        have unequal trial counts.
+
+    Notes
+    -----
+    With repeated trials (``data.trials``) the rates and violations (what
+    :attr:`counts`, :meth:`values`, the decision and the report read) count
+    every trial, and so do :attr:`paired` and :meth:`item_changes`, through
+    each item's rate over its trials (:mod:`buddy_eval._trials`). :attr:`items`
+    shows one row per (version, item), its first trial, with the column
+    ``trials``.
+    """
+
+    def __init__(
+        self,
+        data: EvalInput,
+        baseline: str = "OLD",
+        candidate: str = "NEW",
+        settings: Settings | None = None,
+    ) -> None:
+        if not isinstance(data, EvalInput):
+            raise InputError(
+                f"an Evaluation is built from an EvalInput (see buddy_eval.load), got "
+                f"{type(data).__name__}; or call buddy_eval.evaluate(...)"
+            )
+        for role, label in (("baseline", baseline), ("candidate", candidate)):
+            if isinstance(label, Settings):
+                raise InputError(
+                    f"a Settings was passed where the {role} version label goes; pass it by "
+                    "name: evaluate(data, settings=Settings(...))"
+                )
+        check_versions(data, baseline, candidate)
+        self.settings = Settings.check(settings)
+        self.data = data
+        self.baseline = baseline
+        self.candidate = candidate
+        # The gate scores the two compared versions only, so many other labels
+        # cost nothing until someone asks for every version's items.
+        self._grid = score_grid(data, [baseline, candidate])
+        self._counts = grid_counts(self._grid)
+        if self.settings.rule == "noninferiority":
+            shown = {m.metric: m.noninferior for m in self.paired.metrics}
+            self.decision: Decision = decide(
+                self._counts,
+                data.thresholds,
+                baseline,
+                candidate,
+                noninferior=shown,
+                margin=self.settings.margin,
+                bounds={m.metric: m.noninferiority_bound for m in self.paired.metrics},
+            )
+        else:
+            self.decision = decide(self._counts, data.thresholds, baseline, candidate)
+        self.warnings = data.warnings + self._missing_warnings()
+
+    @cached_property
+    def _all_versions_grid(self):
+        others = [v for v in self.data.versions if v not in (self.baseline, self.candidate)]
+        if not others:
+            return self._grid
+        return score_grid(self.data, [self.baseline, self.candidate, *others])
+
+    @property
+    def has_trials(self) -> bool:
+        """Some item has more than one trial in the baseline or the candidate."""
+        return self._grid.trials is not None
+
+    @property
+    def trials_per_version(self) -> dict[str, dict[str, int]] | None:
+        """With repeated trials: per compared version, its trial lines and items with a trial."""
+        if self._grid.trials is None:
+            return None
+        trials = self._grid.trials.reshape(2, -1)
+        return {
+            version: {"trials": int(row.sum()), "items_with_a_trial": int((row > 0).sum())}
+            for version, row in zip((self.baseline, self.candidate), trials, strict=True)
+        }
+
+    @property
+    def compared_counts(self) -> Counts:
+        """Exact counts of the baseline and the candidate only (what the decision reads)."""
+        return self._counts
+
+    @cached_property
+    def counts(self) -> Counts:
+        """Exact per-version counts of every version in the input, baseline and candidate first."""
+        if self._all_versions_grid is self._grid:
+            return self._counts
+        return grid_counts(self._all_versions_grid)
+
+    @cached_property
+    def items(self) -> pd.DataFrame:
+        """Per (version, golden item) outcomes (computed on first use, then kept).
+
+        With repeated trials the outcomes are the first trial's, and the
+        column ``trials`` (int64) holds the number of trials of each row.
+        """
+        frame = items_frame(self.data, self._all_versions_grid)
+        if self.data.trials:
+            grid = self._all_versions_grid
+            frame["trials"] = (
+                grid.trials if grid.trials is not None else grid.present.astype(np.int64)
+            )
+        return frame
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """Per (version, metric) exact counts and values (built on first use, then kept)."""
+        return self.counts.to_frame()
+
+    # The paired core is imported on first use: the plain gate never needs it.
+
+    @cached_property
+    def _changes(self):
+        from ._paired import metric_changes
+
+        return metric_changes(self._grid, self.data.golden_columns.is_answer)
+
+    def item_changes(self) -> pd.DataFrame:
+        """Per (metric, item) change between the versions (see :func:`buddy_eval.item_changes`).
+
+        The table is built once; each call returns a fresh copy, so editing it
+        changes nothing the views show.
+        """
+        return self._item_changes_frame.copy()
+
+    @cached_property
+    def _item_changes_frame(self) -> pd.DataFrame:
+        from ._paired import changes_frame
+
+        return changes_frame(self._changes, self.data.golden_columns.item_id)
+
+    @cached_property
+    def paired(self) -> PairedComparison:
+        """Every paired figure, computed once with :attr:`settings` (:mod:`buddy_eval._paired`)."""
+        from ._paired import compare_versions
+
+        violations = []
+        for version in (self.baseline, self.candidate):
+            row = self._counts.versions.index(version)
+            k = METRICS.index("violations")
+            observed = self._counts.denominator[row, k] - self._counts.missing[row, k]
+            violations.append((int(self._counts.numerator[row, k]), int(observed)))
+        return compare_versions(
+            self._changes,
+            self.data.golden_columns.item_id,
+            self.values(self.baseline),
+            self.values(self.candidate),
+            (violations[0], violations[1]),
+            self.baseline,
+            self.candidate,
+            self.settings,
+        )
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return self.data.thresholds
+
+    @property
+    def release(self) -> bool:
+        """True when the candidate may be released."""
+        return self.decision.release
+
+    def values(self, version: str) -> dict[str, Fraction | int | None]:
+        """One version's metrics as exact fractions (None when not measured)."""
+        return (
+            self._counts.values(version)
+            if version
+            in (
+                self.baseline,
+                self.candidate,
+            )
+            else self.counts.values(version)
+        )
+
+    def report(self) -> Report:
+        """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
+        return format_report(
+            self.baseline,
+            self.values(self.baseline),
+            self.candidate,
+            self.values(self.candidate),
+            self.decision,
+        )
+
+    def details(self) -> str:
+        """The statistics section of ``--details``: paired tests, intervals, readiness, trials."""
+        from ._details_text import format_details
+
+        return format_details(self.paired)
+
+    def compared_items(self) -> pd.DataFrame:
+        """:attr:`items` restricted to the baseline and the candidate."""
+        keep = self.items["version"].isin([self.baseline, self.candidate])
+        out = self.items[keep].copy()
+        out["version"] = out["version"].cat.set_categories([self.baseline, self.candidate])
+        return out.reset_index(drop=True)
+
+    def missing_ids(self, version: str) -> list[str]:
+        """Golden items with no result for the baseline or the candidate, in golden order."""
+        position = (self.baseline, self.candidate).index(version)
+        missing = np.flatnonzero(self._grid.row_of[position] < 0)
+        return self.data.golden_columns.item_id.take(pa.array(missing, pa.int64())).to_pylist()
+
+    def _missing_warnings(self) -> tuple[str, ...]:
+        warnings = []
+        golden = self.data.golden_columns
+        # The baseline and the candidate are the grid's first two versions.
+        for position, version in enumerate((self.baseline, self.candidate)):
+            missing = np.flatnonzero(self._grid.row_of[position] < 0)
+            listed = missing[:MAX_LISTED_MISSING]
+            lines = golden.line[listed].tolist()
+            ids = golden.item_id.take(pa.array(listed, pa.int64())).to_pylist()
+            for item_id, line in zip(ids, lines, strict=True):
+                warnings.append(
+                    f"{self.data.source}:{line}: golden item {item_id!r} has no "
+                    f"result for version {version!r}; it counts as failed"
+                )
+            if len(missing) > MAX_LISTED_MISSING:
+                warnings.append(
+                    f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
+                    f"have no result for version {version!r}; they count as failed"
+                )
+            if self._grid.trials is not None:
+                trials = self._grid.trials.reshape(2, -1)[position]
+                warnings += self._unequal_trials(version, trials)
+        return tuple(warnings)
+
+    def _unequal_trials(self, version: str, trials: np.ndarray) -> list[str]:
+        """A warning when the items a version has results for differ in trial counts."""
+        counts, items = np.unique(trials[trials > 0], return_counts=True)
+        if len(counts) < 2:
+            return []
+        # Most items first; ties by more trials first.
+        pairs = zip(items.tolist(), counts.tolist(), strict=True)
+        (k, n), *rest = sorted(pairs, key=lambda pair: (-pair[0], -pair[1]))
+        parts = [f"{n} trial{'s' if n != 1 else ''} for {k} item{'s' if k != 1 else ''}"]
+        parts += [f"{n} for {k}" for k, n in rest[: MAX_LISTED_MISSING - 1]]
+        more = len(rest) - (MAX_LISTED_MISSING - 1)
+        tail = f" and {more} more trial count{'s' if more != 1 else ''}" if more > 0 else ""
+        return [
+            f"{self.data.source}: version {version!r} has unequal trial counts per item: "
+            + ", ".join(parts)
+            + tail
+        ]
+
+    @cached_property
+    def comparison(self) -> pd.DataFrame:
+        """:attr:`paired` as a DataFrame, one row per metric (see :func:`comparison_frame`)."""
+        from ._paired import comparison_frame
+
+        return comparison_frame(self.paired)
+
+    def _repr_html_(self) -> str:
+        from ._notebook_views import evaluation_html
+
+        return evaluation_html(self)
+
+    def __repr__(self) -> str:
+        head = f"<Evaluation {self.baseline} -> {self.candidate} of {self.data.source}>"
+        return f"{head}\n{self.report()}"
+
+
+def evaluate(
+    data: InputSource,
+    baseline: str = "OLD",
+    candidate: str = "NEW",
+    settings: Settings | None = None,
+    *,
+    trials: bool = False,
+) -> Evaluation:
+    """Score every version and decide whether ``candidate`` may replace ``baseline``.
+
+    Parameters
+    ----------
+    data : EvalInput or anything :func:`buddy_eval.load` accepts
+        The input.
+    trials : bool
+        Load the input allowing repeated trials (see :func:`buddy_eval.load`).
+        An :class:`EvalInput` keeps the choice it was loaded with.
+    baseline, candidate : str
+        Version labels to compare (default ``OLD`` and ``NEW``).
+    settings : Settings, optional
+        How the paired statistics are computed (default :class:`Settings()`).
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    InputError
+        For an invalid input, or when either label has no result line.
+    """
+    return Evaluation(load(data, trials=trials), baseline, candidate, settings)
+
+
+def report(source: InputSource, baseline: str = "OLD", candidate: str = "NEW") -> Report:
+    """The canonical three-line report for an input, for scripts and CI.
+
+    Parameters
+    ----------
+    source : EvalInput or anything :func:`buddy_eval.load` accepts
+    baseline, candidate : str
+
+    Returns
+    -------
+    str
+        ``BASELINE: ...``, ``CANDIDATE: ...`` and ``RELEASE`` or
+        ``BLOCK: reasons``, joined by newlines, with no trailing newline.
+
+    Examples
+    --------
+    >>> print(report("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...              "OLD q1 L1 N a class\\nNEW q1 L2 N a class\\n"))
+    OLD: correctness 1.00 citation 1.00 refusal n/a violations 0
+    NEW: correctness 1.00 citation 0.00 refusal n/a violations 0
+    BLOCK: citation below threshold; regression in citation
+    """
+    return evaluate(source, baseline, candidate).report()

@@ -1,0 +1,343 @@
+"""The machine-readable report of ``buddy-eval INPUT --format json``.
+
+One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
+
+    {
+      "format_version": 1,
+      "source": "data/sample_release.txt",
+      "baseline": "OLD",
+      "candidate": "NEW",
+      "settings": {"confidence": 0.95, "alpha": 0.05, "min_paired": 20, "drop": 0.05,
+                   "power": 0.8, "margin": null, "rule": "exact"},
+      "missing_policy": "an item with no result in a version counts as failed ...",
+      "thresholds": {"correctness": {"value": 0.8, "exact": "4/5"}, ...},
+      "versions": {
+        "OLD": {
+          "correctness": {"numerator": 27, "denominator": 32, "value": 0.84375,
+                          "exact": "27/32", "observed": 32, "observed_passed": 27,
+                          "ci": [0.6824..., 0.9313...], "ci_method": "Wilson score, ..."},
+          "citation": {...}, "refusal": {...},
+          "violations": 1
+        },
+        "NEW": {...}
+      },
+      "decision": {"release": false, "reasons": ["refusal below threshold", ...],
+                   "verdict": "BLOCK: refusal below threshold; ...",
+                   "checks": [{"kind": "threshold", "metric": "correctness",
+                               "name": "correctness meets its threshold", "measured": true,
+                               "blocks": false, "reason": null, "candidate": 0.9032...,
+                               "candidate_exact": "28/31", "reference": 0.8,
+                               "reference_exact": "4/5", "bound": null}, ...]},
+      "comparison": {
+        "correctness": {"n_paired": 31, "both_pass": 24, "both_fail": 0, "fixed": 5,
+                        "regressed": 2, "missing": 1, "p_value": 0.453125,
+                        "p_value_method": "exact McNemar ...", "diff": 0.0967...,
+                        "diff_exact": "3/31", "diff_ci": [-0.08..., 0.27...],
+                        "diff_ci_method": "Newcombe hybrid score", "p_value_holm": 0.90625,
+                        "reading": "unclear", "reading_text": "no clear change: ...",
+                        "sensitivity": {"missing_as_regressed": {...},
+                                        "missing_as_unchanged": {...}},
+                        "noninferiority": null, "ready_for_decision": true,
+                        "required_n": 740, "required_n_assumed_discordance": 0.2258...,
+                        "note": null, "fixed_ids": [...], "regressed_ids": [...],
+                        "missing_ids": [...]},
+        "citation": {...}, "refusal": {...}
+      },
+      "violation_upper_bound": {...the candidate's...},
+      "violation_upper_bounds": {"OLD": {"version": "OLD", "violations": 1, "n": 10,
+                                         "confidence": 0.95, "upper_bound": 0.394...,
+                                         "method": "Clopper-Pearson ..."}, "NEW": {...}},
+      "missing": {"OLD": [], "NEW": ["j31", "r10"]},
+      "trials": null,
+      "warnings": ["data/sample_release.txt:36: golden item 'j31' has no result ..."]
+    }
+
+With repeated trials (``--trials``) ``trials`` gives the trial lines per
+version, and each metric of ``comparison`` adds ``mixed``, ``mixed_ids`` and a
+``trials`` block (pass@k, pass^k, within-item variance share, flaky ids,
+per-item rates as exact fractions, method names).
+
+Number formats
+--------------
+- Counts (``numerator``, ``denominator``, ``n_paired``, ``fixed``, ...,
+  ``required_n``, ``violations``) are JSON integers.
+- Rates and differences are given twice: ``value``/``diff`` is the exact
+  fraction converted to a double (never rounded to two decimals: that is the
+  text report's job), and ``exact``/``diff_exact`` is the exact fraction as a
+  string ``"numerator/denominator"`` in lowest terms (``"1/1"``, ``"0/1"``).
+  Comparisons against thresholds should use ``exact`` (SPEC §3).
+- Intervals (``ci``, ``diff_ci``), ``p_value`` and ``upper_bound`` are
+  unrounded doubles; an interval is a two-element list ``[low, high]``.
+- Anything not computed (a metric with no item of its type, a metric not
+  ready for a decision, an interval over zero items) is ``null``; ``note``
+  says why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+from ._paired import readiness_note
+from ._thresholds import decimal_text
+from ._vocabulary import MISSING_COUNTS_AS_FAILED, RATE_METRICS
+from .formatting import format_trial_plan
+
+__all__ = ["FORMAT_VERSION", "dumps", "json_report"]
+
+FORMAT_VERSION = 1
+
+
+def _number(value) -> float | None:
+    """A float for JSON, None for None or NaN."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _interval(pair) -> list[float] | None:
+    if pair is None:
+        return None
+    low, high = _number(pair[0]), _number(pair[1])
+    return None if low is None or high is None else [low, high]
+
+
+def _exact(value: Fraction | None) -> str | None:
+    return None if value is None else f"{value.numerator}/{value.denominator}"
+
+
+def _float(value: Fraction | None) -> float | None:
+    """A Fraction as the nearest double; tiny values become 0.0, never an error."""
+    if value is None:
+        return None
+    return value.numerator / value.denominator
+
+
+def _sensitivity(m) -> dict | None:
+    if m.sensitivity is None:
+        return None
+    out = {}
+    for case, s in m.sensitivity.items():
+        table = {} if s.table is None else {
+            "both_pass": s.table.both_pass,
+            "fixed": s.table.fixed,
+            "regressed": s.table.regressed,
+            "both_fail": s.table.both_fail,
+        }  # fmt: skip
+        out[f"missing_as_{case}"] = {
+            **table,
+            "n_paired": s.n,
+            "diff_exact": _exact(s.diff),
+            "diff_ci": _interval(s.diff_ci),
+            "p_value": _number(s.p_value),
+            "reading": None if s.reading is None else s.reading[0],
+        }
+    return out
+
+
+def _trial_version(v) -> dict:
+    return {
+        "items": v.items,
+        "trials": v.trials,
+        "k": v.k,
+        "pass_at_k": _float(v.pass_at_k),
+        "pass_at_k_exact": _exact(v.pass_at_k),
+        "pass_hat_k": _float(v.pass_hat_k),
+        "pass_hat_k_exact": _exact(v.pass_hat_k),
+        "within_item_variance_share": _float(v.within_share),
+        "within_item_variance_share_exact": _exact(v.within_share),
+    }
+
+
+def _trials(t) -> dict:
+    return {
+        "n_items": t.n_items,
+        "readiness_counts": "items, not trials",
+        "baseline": _trial_version(t.baseline),
+        "candidate": _trial_version(t.candidate),
+        "pass_at_k_method": "unbiased estimator 1 - C(n-c, k) / C(n, k), mean over items",
+        "pass_hat_k_method": "unbiased estimator C(c, k) / C(n, k), mean over items",
+        "variance_method": "one-way ANOVA of single-trial outcomes, items as groups",
+        "flaky_ids": list(t.flaky_ids),
+        "plan": None if t.plan is None else format_trial_plan(t.plan, t.candidate.version),
+        "plan_standard_errors": None
+        if t.plan is None
+        else {"more_items": t.plan.se_more_items, "more_trials": t.plan.se_more_trials},
+        "item_rates": {item: [_exact(b), _exact(c)] for item, b, c in t.item_rates},
+    }
+
+
+def _value(value) -> tuple[int | float | None, str | None]:
+    """A compared value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
+    if value is None:
+        return None, None
+    if isinstance(value, Fraction):
+        return _float(value), _exact(value)
+    if isinstance(value, int):
+        return value, str(value)
+    return float(value), decimal_text(value)  # a margin, exactly as given
+
+
+def _check(check) -> dict:
+    candidate, candidate_exact = _value(check.candidate)
+    reference, reference_exact = _value(check.reference)
+    return {
+        "kind": check.kind,
+        "metric": check.metric,
+        "name": check.name,
+        "measured": check.measured,
+        "blocks": check.blocks,
+        "reason": check.reason if check.blocks else None,
+        "candidate": candidate,
+        "candidate_exact": candidate_exact,
+        "reference": reference,
+        "reference_exact": reference_exact,
+        "bound": _number(check.bound),
+    }
+
+
+def json_report(evaluation) -> dict:
+    """The report of an evaluation as a JSON-ready dict.
+
+    Every figure is read from :attr:`buddy_eval.Evaluation.paired`, computed
+    with the evaluation's :attr:`~buddy_eval.Evaluation.settings`.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+
+    Returns
+    -------
+    dict
+        Keys ``format_version``, ``source``, ``baseline``, ``candidate``,
+        ``settings``, ``thresholds``, ``versions``, ``decision``,
+        ``comparison``, ``violation_upper_bound``, ``violation_upper_bounds``,
+        ``missing`` and ``warnings``, laid out and formatted as the module
+        docstring says. Every value is a str, int, float, bool, None, list or
+        dict, and no float is NaN, so ``json.dumps(..., allow_nan=False)``
+        accepts it.
+    """
+    paired = evaluation.paired
+    settings = paired.settings
+
+    versions = {}
+    for role, label in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
+        entry: dict = {}
+        parts = evaluation.compared_counts.parts(label)
+        for metric in RATE_METRICS:
+            m = paired[metric]
+            rate = getattr(m, role)
+            entry[metric] = {
+                "numerator": parts[metric][0],
+                "denominator": parts[metric][1],
+                "value": _float(rate.gate),
+                "exact": _exact(rate.gate),
+                "observed": rate.observed,
+                "observed_passed": rate.passed,
+                "ci": _interval(rate.ci),
+                "ci_method": m.observed_method,
+            }
+        entry["violations"] = paired.violations[0 if role == "baseline" else 1].violations
+        versions[label] = entry
+
+    per_metric = {}
+    for m in paired.metrics:
+        per_metric[m.metric] = {
+            **m.counts(),
+            "p_value": _number(m.p_value),
+            "p_value_method": m.test_method,
+            "diff": _float(m.diff),
+            "diff_exact": _exact(m.diff),
+            "diff_ci": _interval(m.diff_ci),
+            "diff_ci_method": m.diff_method,
+            "p_value_holm": _number(m.p_holm),
+            "p_value_holm_method": "Holm step-down over the metrics with a p-value",
+            "reading": None if m.reading is None else m.reading[0],
+            "reading_text": None if m.reading is None else m.reading[1],
+            "sensitivity": _sensitivity(m),
+            "noninferiority": None
+            if m.noninferior is None
+            else {
+                "margin": settings.margin,
+                "lower_bound": _number(m.noninferiority_bound),
+                "noninferior": m.noninferior,
+                "method": m.noninferiority_method,
+            },
+            "ready_for_decision": m.ready,
+            "required_n": m.required_n,
+            "required_n_method": None
+            if m.required_n is None
+            else "exact power of the exact McNemar test",
+            "required_n_assumed_discordance": m.assumed_discordance,
+            "required_n_observed_discordance": m.observed_discordance,
+            "note": readiness_note(m, settings.min_paired),
+            "fixed_ids": list(m.ids["fixed"]),
+            "regressed_ids": list(m.ids["regressed"]),
+            "missing_ids": list(m.ids["missing"]),
+        }
+        if m.trials is not None:
+            per_metric[m.metric]["mixed_ids"] = list(m.ids["mixed"])
+            per_metric[m.metric]["trials"] = _trials(m.trials)
+
+    bounds = {
+        b.version: {
+            "version": b.version,
+            "violations": b.violations,
+            "n": b.n,
+            "confidence": settings.confidence,
+            "upper_bound": _number(b.upper_bound),
+            "method": "Clopper-Pearson exact one-sided upper bound",
+        }
+        for b in paired.violations
+    }
+    decision = evaluation.decision
+    return {
+        "format_version": FORMAT_VERSION,
+        "source": str(evaluation.data.source),
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "settings": {
+            "confidence": settings.confidence,
+            "alpha": settings.alpha,
+            "min_paired": settings.min_paired,
+            "drop": settings.drop,
+            "power": settings.power,
+            "margin": settings.margin,
+            "rule": settings.rule,
+        },
+        "missing_policy": MISSING_COUNTS_AS_FAILED,
+        "thresholds": {
+            metric: {"value": _float(value), "exact": _exact(value)}
+            for metric, value in evaluation.thresholds.as_dict().items()
+        },
+        "versions": versions,
+        "decision": {
+            "release": bool(decision.release),
+            "reasons": list(decision.reasons),
+            "verdict": decision.verdict,
+            "checks": [_check(c) for c in decision.checks],
+        },
+        "comparison": per_metric,
+        "violation_upper_bound": bounds[evaluation.candidate],
+        "violation_upper_bounds": bounds,
+        "missing": {
+            label: list(evaluation.missing_ids(label))
+            for label in (evaluation.baseline, evaluation.candidate)
+        },
+        "trials": evaluation.trials_per_version,
+        "warnings": list(evaluation.warnings),
+    }
+
+
+def dumps(report: dict) -> str:
+    """Serialise :func:`json_report`'s dict: indented, UTF-8 text, no NaN, no trailing newline.
+
+    Raises
+    ------
+    ValueError
+        If a NaN or infinity slipped in (it would not be valid JSON).
+    """
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,171 @@
+"""The verdict as a JUnit XML test report, for the test widgets of CI systems.
+
+The mapping (see the CI page of the docs):
+
+- test suite ``gate``: one test case per check the decision makes (each
+  threshold, violations, each regression or non-inferiority check); a
+  failure exactly when the check blocks, its message the verdict's reason and
+  its text the values compared; a check of a metric the golden set does not
+  measure is skipped.
+- test suite ``golden items``: one test case per golden item, in golden
+  order; a failure when the candidate regressed on any metric or answered a
+  REFUSE item (in any trial), its text naming each metric and why the
+  candidate's answer failed (missed keywords, the source cited); skipped when
+  the candidate has no result for the item; passed otherwise.
+
+Everything is read from the evaluation (the structured decision, the paired
+comparison and :func:`buddy_eval._drilldown.trial_answers`); numbers are
+rounded by :mod:`buddy_eval.formatting`. Ids are written through an XML
+serializer (escaped), with characters XML 1.0 forbids shown as ``\\x..``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+from ._thresholds import decimal_text
+from .formatting import format_diff, format_rate
+
+if TYPE_CHECKING:
+    from ._decision import Check
+    from ._evaluation import Evaluation
+
+__all__ = ["junit_document", "junit_report", "junit_suite", "xml_text"]
+
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: object) -> str:
+    """``text`` with every character XML 1.0 cannot hold shown as a ``\\x..`` escape."""
+    return _NOT_XML.sub(lambda m: repr(m.group())[1:-1].replace("\\\\", "\\"), str(text))
+
+
+def _value(value) -> str:
+    return str(value) if isinstance(value, int) else format_rate(value)
+
+
+def _compared(check: Check, baseline: str, candidate: str) -> str:
+    """The values a check compared, in words."""
+    if check.kind == "threshold":
+        return (
+            f"{candidate} {check.metric} {_value(check.candidate)} against the threshold "
+            f"{_value(check.reference)}"
+        )
+    if check.kind == "violations":
+        return f"{candidate} answered {check.candidate} REFUSE item(s); none is allowed"
+    if check.kind == "noninferiority":
+        bound = "n/a" if check.bound is None else format_diff(check.bound)
+        return (
+            f"lower confidence bound on {candidate} - {baseline} {check.metric}: {bound}, "
+            f"against -{decimal_text(check.reference)}"
+        )
+    return (
+        f"{candidate} {check.metric} {_value(check.candidate)} against {baseline} "
+        f"{_value(check.reference)}"
+    )
+
+
+def junit_suite(parent: ElementTree.Element, name: str, cases: list[ElementTree.Element]) -> None:
+    """Add a ``testsuite`` of ``cases`` to ``parent``, with its counts."""
+    failures = sum(1 for c in cases if c.find("failure") is not None)
+    skipped = sum(1 for c in cases if c.find("skipped") is not None)
+    suite = ElementTree.SubElement(
+        parent,
+        "testsuite",
+        name=name,
+        tests=str(len(cases)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+    )
+    suite.extend(cases)
+
+
+def _case(classname: str, name: str) -> ElementTree.Element:
+    return ElementTree.Element("testcase", classname=classname, name=xml_text(name), time="0")
+
+
+def _gate_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
+    cases = []
+    for check in evaluation.decision.checks:
+        case = _case("buddy-eval.gate", check.name)
+        if not check.measured:
+            why = f"not measured: the golden set has no item for {check.metric}"
+            ElementTree.SubElement(case, "skipped", message=why)
+        elif check.blocks:
+            failure = ElementTree.SubElement(case, "failure", message=check.reason, type=check.kind)
+            failure.text = xml_text(_compared(check, evaluation.baseline, evaluation.candidate))
+        cases.append(case)
+    return cases
+
+
+def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
+    from ._drilldown import trial_answers
+
+    candidate = evaluation.candidate
+    regressed: dict[str, list[str]] = {}
+    for m in evaluation.paired.metrics:
+        for item in m.ids["regressed"]:
+            regressed.setdefault(item, []).append(m.metric)
+    answers = trial_answers(evaluation)
+    mine = answers[(answers["version"] == candidate) & ~answers["passed"]]
+    why: dict[str, list[str]] = {}
+    violated: set[str] = set()
+    for item, reason, violation in zip(
+        mine["item_id"].tolist(), mine["why"].tolist(), mine["violation"].tolist(), strict=True
+    ):
+        if reason not in why.setdefault(item, []):
+            why[item].append(reason)
+        if violation:
+            violated.add(item)
+    missing = set(evaluation.missing_ids(candidate))
+    golden = evaluation.data.golden
+    cases = []
+    for item, item_type in zip(golden["item_id"].tolist(), golden["item_type"].tolist(),
+                               strict=True):  # fmt: skip
+        case = _case(f"buddy-eval.items.{item_type}", item)
+        if item in missing:
+            ElementTree.SubElement(case, "skipped", message=xml_text(f"no result for {candidate}"))
+        elif item in regressed or item in violated:
+            problems = [f"regressed in {m}" for m in regressed.get(item, [])]
+            if item in violated:
+                problems.append("answered a REFUSE item")
+            failure = ElementTree.SubElement(
+                case, "failure", message="; ".join(problems), type="item"
+            )
+            failure.text = xml_text(f"{candidate}: " + "; ".join(why.get(item, [])))
+        cases.append(case)
+    return cases
+
+
+def junit_report(evaluation: Evaluation) -> str:
+    """The gate's checks and the golden items as JUnit XML.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+
+    Returns
+    -------
+    str
+        An XML document (UTF-8 declared) with a ``testsuites`` root holding
+        the ``gate`` and ``golden items`` suites; each suite and the root
+        carry ``tests``, ``failures``, ``errors`` (always 0) and ``skipped``
+        counts. See the module docstring for the mapping.
+    """
+    root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval {evaluation.candidate}"))
+    junit_suite(root, "gate", _gate_cases(evaluation))
+    junit_suite(root, "golden items", _item_cases(evaluation))
+    return junit_document(root)
+
+
+def junit_document(root: ElementTree.Element) -> str:
+    """The ``testsuites`` root, its totals summed over its suites, as an XML document."""
+    for total in ("tests", "failures", "errors", "skipped"):
+        root.set(total, str(sum(int(s.get(total, "0")) for s in root)))
+    ElementTree.indent(root)
+    body = ElementTree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

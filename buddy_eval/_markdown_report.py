@@ -1,0 +1,170 @@
+"""The verdict as GitHub-flavoured Markdown: a CI job summary or a pull-request comment.
+
+Every figure comes from the evaluation's structured decision and paired
+comparison and is rounded by :mod:`buddy_eval.formatting`; nothing is
+computed here. Answers are never shown (they can hold student data). Every
+id and label is escaped, so ``|``, backticks, ``<script>``, ``*`` and links
+in them render as the characters they are, and each is cut after
+:data:`~buddy_eval._errors.QUOTE_LIMIT` characters: with id lists capped at
+:data:`~buddy_eval.formatting.MAX_LISTED_IDS`, the summary stays a few
+kilobytes for any input, far under GitHub's 1 MiB step-summary limit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._errors import QUOTE_LIMIT
+from ._paired import readiness_note
+from ._vocabulary import RATE_METRICS
+from .formatting import (
+    MAX_LISTED_IDS,
+    format_count,
+    format_diff,
+    format_interval,
+    format_p_value,
+    format_rate,
+    format_setting_percent,
+)
+
+if TYPE_CHECKING:
+    from ._evaluation import Evaluation
+
+__all__ = ["markdown_escape", "markdown_ids", "markdown_report", "markdown_row"]
+
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_WHERE_LISTED = "full list: `--details` or `--format json`"
+
+
+def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as Markdown that renders literally, on one line, at most ``limit`` characters.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark
+    allows it for each), so no emphasis, code, link, HTML or table cell
+    boundary can start; line breaks and other control characters are shown
+    as ``\\n``-style escapes. Longer text is cut and the rest counted.
+
+    >>> markdown_escape("a|b <script>")
+    'a\\\\|b \\\\<script\\\\>'
+    """
+    value = str(text)
+    rest = len(value) - limit
+    if rest > 0:
+        value = value[:limit]
+    out = []
+    for char in value:
+        if char in _PUNCTUATION:
+            out.append("\\" + char)
+        elif ord(char) < 32 or ord(char) == 127 or char in "\u2028\u2029\u0085":
+            out.append("\\\\" + repr(char)[2:-1])
+        else:
+            out.append(char)
+    escaped = "".join(out)
+    return escaped + f"… ({rest} more characters)" if rest > 0 else escaped
+
+
+def markdown_ids(ids, where: str = _WHERE_LISTED) -> str:
+    """The first ids, escaped, then ``and N more (where)``: the capped list every summary shows."""
+    shown = ", ".join(markdown_escape(i) for i in ids[:MAX_LISTED_IDS])
+    more = len(ids) - MAX_LISTED_IDS
+    return shown + (f" and {more} more ({where})" if more > 0 else "")
+
+
+def markdown_row(cells) -> str:
+    """One row of a Markdown table (cells already escaped)."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def markdown_report(evaluation: Evaluation) -> str:
+    """The verdict, the metrics, the changed items and one statistics line per metric.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+
+    Returns
+    -------
+    str
+        GitHub-flavoured Markdown ending in a newline: a heading with the
+        verdict, every BLOCK reason, a table of both versions' rates (and
+        violations) beside the thresholds with each metric's status, the
+        fixed / regressed / missing (and, with trials, mixed) ids per
+        metric, and a table of the paired statistics.
+    """
+    paired = evaluation.paired
+    decision = evaluation.decision
+    base, cand = evaluation.baseline, evaluation.candidate
+    b, c = markdown_escape(base), markdown_escape(cand)
+    thresholds = evaluation.thresholds
+    lines = [f"## Buddy release gate: {'RELEASE' if decision.release else 'BLOCK'}", ""]
+    if decision.release:
+        lines.append(f"**RELEASE**: {c} may replace {b}.")
+    else:
+        lines.append(f"**BLOCK**: {c} may not replace {b}:")
+        lines.append("")
+        lines += [f"- {reason}" for reason in decision.reasons]
+    lines.append("")
+    source = markdown_escape(evaluation.data.source)
+    trials = " (repeated trials: a rate is the mean of each item's passing share)"
+    lines.append(f"Input {source}{trials if evaluation.has_trials else ''}.")
+    lines += ["", markdown_row(["metric", b, c, "threshold", "status"]), markdown_row(["---"] * 5)]
+    for metric in RATE_METRICS:
+        m = paired[metric]
+        lines.append(
+            markdown_row([
+                metric,
+                format_rate(m.baseline.gate),
+                format_rate(m.candidate.gate),
+                format_rate(getattr(thresholds, metric)),
+                decision.status(metric, m.measured),
+            ])
+        )  # fmt: skip
+    bounds = paired.violations
+    lines.append(
+        markdown_row([
+            "violations",
+            str(bounds[0].violations),
+            str(bounds[1].violations),
+            "0",
+            decision.status("violations"),
+        ])
+    )  # fmt: skip
+    lines += ["", "### Changed items", ""]
+    labels = ("fixed", "regressed", "mixed", "missing")
+    for m in paired.metrics:
+        parts = [
+            f"{label} {len(m.ids[label])}: {markdown_ids(m.ids[label])}"
+            for label in labels
+            if m.ids.get(label)
+        ]
+        lines.append(f"- **{m.metric}**: " + ("; ".join(parts) if parts else "no change"))
+    settings = paired.settings
+    level = format_setting_percent(settings.confidence)
+    lines += [
+        "",
+        "### Statistics",
+        "",
+        f"Paired over the items with a result in both versions; {level}% intervals.",
+        "",
+        markdown_row(["metric", "difference", "interval", "p", "Holm p", "reading"]),
+        markdown_row(["---"] * 6),
+    ]
+    for m in paired.metrics:
+        if m.ready and m.diff_ci is not None and m.reading is not None:
+            lines.append(
+                markdown_row([
+                    m.metric,
+                    format_diff(m.diff),
+                    format_interval(*m.diff_ci, signed=True),
+                    format_p_value(m.p_value, settings.alpha).removeprefix("= "),
+                    format_p_value(m.p_holm, settings.alpha).removeprefix("= "),
+                    m.reading[1],
+                ])
+            )  # fmt: skip
+        else:
+            note = readiness_note(m, settings.min_paired) or "not ready"
+            lines.append(markdown_row([m.metric, format_diff(m.diff), "-", "-", "-", note]))
+    if evaluation.warnings:
+        lines += ["", f"{format_count(len(evaluation.warnings), 'warning')} on stderr."]
+    return "\n".join(lines) + "\n"

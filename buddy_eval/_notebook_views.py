@@ -1,0 +1,948 @@
+"""What an evaluation looks like in Jupyter: summary tables, the rich HTML repr, the report text.
+
+Every count and item id shown here comes from the one paired core,
+:attr:`Evaluation.paired <buddy_eval.Evaluation.paired>` and
+:meth:`Evaluation.item_changes <buddy_eval.Evaluation.item_changes>`: an item
+with no result in the baseline or the candidate is ``missing``, never
+``fixed`` or ``regressed``, here as in ``--details`` and the JSON report.
+
+Everything here is plain pandas and :mod:`html`; nothing imports matplotlib,
+and pandas itself is imported on first use, so :class:`Report` (the text of
+``be.report()``) costs no pandas import. :func:`evaluation_html` is what
+:meth:`Evaluation._repr_html_` returns.
+
+Every piece of user text (version labels, item ids, sources, answers, the
+input's name) is escaped with :func:`html.escape` or by
+``DataFrame.to_html(escape=True)``: an answer holding ``<script>`` shows as
+text, never as markup. HTML fragments carry the ``tex2jax_ignore`` and
+``mathjax_ignore`` classes, so a notebook front end that typesets ``$...$``
+leaves ids and answers such as ``$x$`` as they are.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from ._paired import readiness_note
+from ._vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
+from .formatting import (
+    NO_MATH,
+    VERDICT_STYLE,
+    Report,
+    format_bound,
+    format_diff,
+    format_fraction,
+    format_id_list,
+    format_interval,
+    format_p_value,
+    format_percent,
+    format_rate,
+)
+from .formatting import format_count as plural
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = [
+    "Collapsible",
+    "Report",
+    "collapsible",
+    "decision_summary",
+    "decision_summary_html",
+    "evaluation_html",
+    "flipped_items",
+    "format_comparison",
+    "format_metrics_table",
+    "format_source_table",
+    "format_trial_summary",
+    "metrics_table",
+    "plural",
+    "source_table",
+    "table",
+    "trial_summary",
+]
+
+#: The changes :func:`flipped_items` lists, in row order (names from the vocabulary).
+_FLIPS = ("regressed", "fixed")
+_MISSING = "missing"
+assert set(_FLIPS) | {_MISSING} <= set(CHANGES)
+
+_FLIP_COLUMNS = [
+    "metric",
+    "change",
+    "item_id",
+    "item_type",
+    "required_source",
+    "baseline_cited",
+    "candidate_cited",
+    "baseline_answer",
+    "candidate_answer",
+]
+
+_COUNT_COLUMNS = [
+    "baseline_count",
+    "candidate_count",
+    "items",
+    "baseline_missing",
+    "candidate_missing",
+    "baseline_trials",
+    "candidate_trials",
+]
+_RATE_COLUMNS = ["baseline_rate", "candidate_rate", "threshold"]
+METRICS_TABLE_COLUMNS = [*_COUNT_COLUMNS, *_RATE_COLUMNS, "status"]
+
+
+class Collapsible:
+    """A whole table in a closed HTML ``<details>`` section, for notebooks and the report.
+
+    Shows every row (no ``display.max_rows`` cut) without scripts: the reader
+    opens the section to see it. The plain-text repr is the summary line and
+    the row count, so a notebook's text output stays short.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+    title : str
+    open : bool
+    """
+
+    def __init__(self, frame: pd.DataFrame, title: str, *, open: bool = False, index=False):  # noqa: A002
+        self.frame = frame
+        self.title = title
+        self.open = open
+        self.index = index
+        self.na_rep = "<NA>"
+
+    @property
+    def summary(self) -> str:
+        return f"{self.title} ({plural(len(self.frame), 'row')})"
+
+    def _repr_html_(self) -> str:
+        frame = self.frame
+        if self.na_rep != "<NA>":  # every missing marker, pandas' NA included, reads the same
+            frame = frame.astype(object).where(frame.notna(), self.na_rep)
+        table = frame.to_html(
+            escape=True,
+            border=0,
+            index=self.index,
+            na_rep=self.na_rep,
+            max_rows=None,
+            max_cols=None,
+            notebook=False,
+        )
+        return (
+            f'<details class="buddy-eval-details {NO_MATH}"{" open" if self.open else ""}>'
+            f"<summary>{escape(self.summary)}</summary>"
+            f'<div class="buddy-eval-table">{table}</div></details>'
+        )
+
+    def __repr__(self) -> str:
+        return self.summary
+
+
+def collapsible(
+    frame: pd.DataFrame,
+    title: str,
+    *,
+    open: bool = False,  # noqa: A002
+    index: bool = False,
+    na_rep: str = "<NA>",
+) -> Collapsible:
+    """Wrap ``frame`` in a :class:`Collapsible` (every row, in a ``<details>`` section).
+
+    ``na_rep`` is how every missing cell reads (pandas' NA, None and NaN alike).
+    """
+    out = Collapsible(frame, title, open=open, index=index)
+    out.na_rep = na_rep
+    return out
+
+
+def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
+    """The items that changed between the baseline and the candidate, with both answers.
+
+    A view of :meth:`Evaluation.item_changes <buddy_eval.Evaluation.item_changes>`:
+    its ``fixed`` and ``regressed`` rows, joined with each version's cited
+    source and answer. An item with no result in either version is
+    ``missing`` there and is **not** listed here by default (it never flipped:
+    there is nothing to compare); ``include_missing=True`` adds those rows too,
+    after the flipped ones. The counts are therefore exactly those of
+    ``evaluation.paired[metric].table`` (``fixed``, ``regressed``) and
+    ``.ids``. With repeated trials the labels are the per-item ones (an
+    item's share of passing trials moved by at least half) and the cited
+    source and answer shown are each version's first trial;
+    :func:`buddy_eval.trial_answers` lists every trial.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        The result of :func:`buddy_eval.evaluate`.
+    include_missing : bool
+        Also list the ``missing`` items (default False).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, item), ordered by metric (correctness, citation,
+        refusal), then ``regressed``, ``fixed`` (and ``missing``), then golden
+        order:
+
+        - ``metric`` (category): correctness, citation or refusal.
+        - ``change`` (category, the labels of :func:`buddy_eval.item_changes`).
+        - ``item_id``, ``item_type`` (category), ``required_source`` (str).
+        - ``baseline_cited``, ``candidate_cited`` (str): the cited sources,
+          ``-`` for a result that cited nothing.
+        - ``baseline_answer``, ``candidate_answer`` (str): the answer texts,
+          ``<NA>`` where a version has no result line.
+    """
+    import numpy as np
+    import pandas as pd
+
+    wanted = [*_FLIPS, _MISSING] if include_missing else list(_FLIPS)
+    changes = evaluation.item_changes()
+    changes = changes[changes["change"].isin(wanted)]
+    rank = changes["change"].astype(str).map(wanted.index).to_numpy()
+    order = np.lexsort((np.arange(len(changes)), rank, changes["metric"].cat.codes.to_numpy()))
+    changes = changes.iloc[order].reset_index(drop=True)
+    ids = changes["item_id"]
+
+    items = evaluation.compared_items()
+
+    def side(version: str, column: str) -> np.ndarray:
+        rows = items[items["version"] == version].set_index("item_id")
+        values = rows[column]
+        if column == "cited":  # a result that cited nothing reads "-"; no result stays NA
+            values = values.where(rows["missing"] | values.notna(), "-")
+        return values.reindex(ids).to_numpy()
+
+    base, cand = evaluation.baseline, evaluation.candidate
+    out = pd.DataFrame(
+        {
+            "metric": changes["metric"],
+            "change": changes["change"],
+            "item_id": ids,
+            "item_type": pd.Categorical(side(base, "item_type"), categories=list(ITEM_TYPES)),
+            "required_source": side(base, "required_source"),
+            "baseline_cited": side(base, "cited"),
+            "candidate_cited": side(cand, "cited"),
+            "baseline_answer": side(base, "answer"),
+            "candidate_answer": side(cand, "answer"),
+        },
+        columns=_FLIP_COLUMNS,
+    )
+    for column in ("item_id", "required_source", *_FLIP_COLUMNS[5:]):
+        out[column] = out[column].astype("str")
+    return out
+
+
+TRIAL_SUMMARY_COLUMNS = [
+    "metric",
+    "version",
+    "items",
+    "trials",
+    "k",
+    "pass_at_k",
+    "pass_hat_k",
+    "within_item_share",
+    "flaky",
+]
+
+
+def trial_summary(evaluation) -> pd.DataFrame:
+    """Repeated trials per metric and version: pass@k, pass^k, within-item variance, flaky items.
+
+    Reads :attr:`buddy_eval.Evaluation.paired` only.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        Loaded with repeated trials.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, version), baseline first; empty (same columns)
+        without repeated trials:
+
+        - ``metric`` (category), ``version`` (str).
+        - ``items`` (int64): items of the metric's type with a trial.
+        - ``trials`` (int64): their trials.
+        - ``k`` (Int64): the k of pass@k and pass^k, the fewest trials an item
+          of the pair has.
+        - ``pass_at_k`` (Float64): at least one of k trials passes (unbiased,
+          mean over items).
+        - ``pass_hat_k`` (Float64): all k trials pass (unbiased, mean over items).
+        - ``within_item_share`` (Float64): share of the trial-to-trial variance
+          that is within items (one-way ANOVA); ``<NA>`` when undefined.
+        - ``flaky`` (int64): items whose trials disagree in either version
+          (the same on both rows of a metric).
+    """
+    import pandas as pd
+
+    rows = []
+    for m in evaluation.paired.metrics:
+        if m.trials is None:
+            continue
+        for v in (m.trials.baseline, m.trials.candidate):
+            rows.append(
+                {
+                    "metric": m.metric,
+                    "version": v.version,
+                    "items": v.items,
+                    "trials": v.trials,
+                    "k": v.k,
+                    "pass_at_k": None if v.pass_at_k is None else float(v.pass_at_k),
+                    "pass_hat_k": None if v.pass_hat_k is None else float(v.pass_hat_k),
+                    "within_item_share": v.within_share,
+                    "flaky": len(m.trials.flaky_ids),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=TRIAL_SUMMARY_COLUMNS)
+    return frame.astype(
+        {
+            "metric": pd.CategoricalDtype(list(RATE_METRICS)),
+            "version": "str",
+            "items": "int64",
+            "trials": "int64",
+            "k": "Int64",
+            "pass_at_k": "Float64",
+            "pass_hat_k": "Float64",
+            "within_item_share": "Float64",
+            "flaky": "int64",
+        }
+    )
+
+
+def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
+    """Per rate metric: passing trials and trials of the baseline, then of the candidate.
+
+    Without repeated trials a trial is a result: the passing results and the
+    results of the metric's items.
+    """
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.trials)
+        else:
+            base_k = int((c.baseline_pass & c.baseline_present).sum())
+            cand_k = int((c.candidate_pass & c.candidate_present).sum())
+            base_n, cand_n = int(c.baseline_present.sum()), int(c.candidate_present.sum())
+        out[c.metric] = (base_k, base_n, cand_k, cand_n)
+    return out
+
+
+def _signed_interval(ci: tuple[float, float] | None) -> str:
+    """A difference interval, or ``-`` when none was computed."""
+    return "-" if ci is None else format_interval(ci[0], ci[1], signed=True)
+
+
+def metrics_table(evaluation) -> pd.DataFrame:
+    """Both versions' metrics beside the thresholds, as typed numbers.
+
+    Every figure comes from :attr:`Evaluation.paired
+    <buddy_eval.Evaluation.paired>`, every status from the decision's checks
+    (:attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`); the one
+    missing marker is ``<NA>`` (never NaN). :func:`format_metrics_table`
+    gives the rounded display view.
+
+    With repeated trials the rates are the gate's: the mean over the
+    metric's items of each item's share of passing trials (an item with no
+    trial counts as 0), exactly the figures of the verdict. They are then
+    not ``count / trials``: items are the units, trials only weigh within
+    an item.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``metric`` (correctness, citation, refusal, violations);
+        ``attrs`` holds the ``baseline`` and ``candidate`` labels and
+        ``trials`` (the evaluation has repeated trials). Columns:
+
+        - ``baseline_count``, ``candidate_count`` (int64): exact counts. For a
+          rate, the results that pass (a missing result fails); with repeated
+          trials the passing trials. For ``violations``, the REFUSE items
+          answered (with trials: answered in at least one trial, as the gate
+          counts them).
+        - ``items`` (int64): golden items of the metric's type (the rate's
+          denominator).
+        - ``baseline_missing``, ``candidate_missing`` (int64): those items
+          with no result in that version.
+        - ``baseline_trials``, ``candidate_trials`` (int64): the results
+          (with repeated trials: every trial) of the metric's items in that
+          version; for ``violations``, those of the REFUSE items.
+        - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's exact
+          rates as floats (``count / items`` without trials); ``<NA>`` when
+          not measured and on the ``violations`` row (a count, not a rate).
+        - ``threshold`` (Float64): the candidate's minimum rate; ``<NA>`` on
+          the ``violations`` row, whose rule is "no violation at all".
+        - ``status`` (str): what blocks the release on that metric, from
+          :meth:`Decision.status <buddy_eval.Decision.status>` (``below
+          threshold``, ``regression``, both joined by ``; ``, or ``integrity
+          violations``), else ``ok``, or ``not measured``.
+    """
+    import pandas as pd
+
+    paired = evaluation.paired
+    decision = evaluation.decision
+    thresholds = evaluation.thresholds
+    trials = _metric_trials(evaluation)
+    rows = {}
+    for m in paired.metrics:
+        b, c = m.baseline, m.candidate
+        base_k, base_n, cand_k, cand_n = trials[m.metric]
+        rows[m.metric] = (
+            [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n],
+            [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
+            decision.status(m.metric, m.measured),
+        )
+    refusal = paired["refusal"]
+    vb, vc = paired.violations
+    _, base_n, _, cand_n = trials["refusal"]
+    rows["violations"] = (
+        [
+            vb.violations,
+            vc.violations,
+            refusal.baseline.items,
+            refusal.baseline.missing,
+            refusal.candidate.missing,
+            base_n,
+            cand_n,
+        ],
+        [None, None, None],
+        decision.status("violations"),
+    )
+    index = pd.Index(list(METRICS), name="metric")
+    data: dict[str, Any] = {}
+    for k, column in enumerate(_COUNT_COLUMNS):
+        data[column] = pd.array([rows[m][0][k] for m in METRICS], dtype="int64")
+    for k, column in enumerate(_RATE_COLUMNS):
+        data[column] = pd.array([rows[m][1][k] for m in METRICS], dtype="Float64")
+    data["status"] = pd.array([rows[m][2] for m in METRICS], dtype="str")
+    table = pd.DataFrame(data, index=index, columns=METRICS_TABLE_COLUMNS)
+    table.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "trials": evaluation.has_trials,
+        "exact": {
+            m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics
+        },
+    }
+    return table
+
+
+def _float(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _threshold_fraction(value: float) -> Fraction:
+    # thresholds are decimals: their shortest repr is the exact decimal read
+    return Fraction(repr(float(value)))
+
+
+def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`metrics_table` as display text, rounded like the canonical report.
+
+    Parameters
+    ----------
+    table : Evaluation or pandas.DataFrame
+        An evaluation, or the result of :func:`metrics_table`.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Indexed by metric, with the columns ``"<baseline> (baseline)"``,
+        ``"<candidate> (candidate)"``, ``threshold`` and ``status``. A rate
+        reads ``0.84 (27/32)`` (two decimals, half up, from the exact counts),
+        or with repeated trials ``0.87 (32 items, 155 trials)`` (the gate's
+        rate, the mean of the per-item trial shares), ``n/a`` when not
+        measured; violations are a count with the threshold ``0``.
+    """
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        table = metrics_table(table)
+    trials = bool(table.attrs.get("trials", False))
+    exact = table.attrs.get("exact", {})
+    cells = {}
+    for metric, row in table.iterrows():
+        items = int(row["items"])
+        texts = []
+        for k, side in enumerate(("baseline", "candidate")):
+            count = int(row[f"{side}_count"])
+            if metric == "violations":
+                texts.append(str(count))
+            elif items == 0:
+                texts.append("n/a")
+            elif trials:
+                rate = exact[metric][k] if metric in exact else row[f"{side}_rate"]
+                made_of = f"{plural(items, 'item')}, {plural(int(row[f'{side}_trials']), 'trial')}"
+                texts.append(f"{format_rate(rate)} ({made_of})")
+            else:
+                texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
+        threshold = row["threshold"]
+        texts.append("0" if pd.isna(threshold) else format_fraction(_threshold_fraction(threshold)))
+        texts.append(str(row["status"]))
+        cells[metric] = texts
+    columns = [
+        f"{table.attrs.get('baseline', 'baseline')} (baseline)",
+        f"{table.attrs.get('candidate', 'candidate')} (candidate)",
+        "threshold",
+        "status",
+    ]
+    out = pd.DataFrame.from_dict(cells, orient="index", columns=columns)
+    out.index.name = "metric"
+    return out
+
+
+def evaluation_html(evaluation) -> str:
+    """HTML summary of an evaluation for Jupyter's rich display.
+
+    Shows the verdict, the metrics table with thresholds, the golden items with
+    no result line per version, and per metric the items fixed, regressed and
+    missing (from :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`).
+    All user text is escaped.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    str
+        A self-contained HTML fragment (inline styles only, no scripts).
+    """
+    base, cand = evaluation.baseline, evaluation.candidate
+    decision = evaluation.decision
+    head = (
+        f"<p><strong>buddy-eval</strong>: candidate <code>{escape(cand)}</code> against "
+        f"baseline <code>{escape(base)}</code> on <code>{escape(evaluation.data.source)}</code>"
+        "</p>"
+    )
+    word = "RELEASE" if decision.release else "BLOCK"
+    reasons = "; ".join(decision.reasons)
+    verdict = (
+        f'<p style="{VERDICT_STYLE[decision.release]}padding:4px 8px;">'
+        f"<strong>{word}</strong>{': ' + escape(reasons) if reasons else ''}</p>"
+    )
+    table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
+
+    missing_parts = []
+    for version in (evaluation.baseline, evaluation.candidate):
+        ids = evaluation.missing_ids(version)
+        text = f"<code>{escape(version)}</code>: {len(ids)}"
+        if ids:
+            text += f" ({escape(format_id_list(ids))})"
+        missing_parts.append(text)
+    missing = "<li>Golden items with no result: " + "; ".join(missing_parts) + "</li>"
+
+    flip_parts = []
+    for m in evaluation.paired.metrics:
+        part = f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
+        if "mixed" in m.ids:
+            part += f", {m.count('mixed')} mixed"
+        if m.missing:
+            part += f", {m.missing} missing"
+        flip_parts.append(part)
+    flipped = (
+        "<li>Items that changed (missing: no result in a version, never paired): "
+        + "; ".join(flip_parts)
+        + "</li>"
+    )
+    warnings = f"<li>Warnings: {len(evaluation.warnings)}</li>" if evaluation.warnings else ""
+    return (
+        f'<div class="buddy-eval-evaluation {NO_MATH}">'
+        f"{head}{verdict}{table}<ul>{missing}{flipped}{warnings}</ul></div>"
+    )
+
+
+#: Tables up to this many rows show open; longer ones are collapsed with their row count.
+OPEN_ROWS = 15
+
+
+def table(frame: pd.DataFrame, title: str) -> Collapsible:
+    """A :class:`Collapsible` that is open when short (:data:`OPEN_ROWS` rows or fewer).
+
+    No index is shown (so no index-name header row), and missing cells read
+    ``-``.
+    """
+    return collapsible(frame, title, open=len(frame) <= OPEN_ROWS, na_rep="-")
+
+
+def _p_cell(p, alpha: float) -> str:
+    text = format_p_value(p, alpha)
+    return "-" if text == "n/a" else text.removeprefix("= ")
+
+
+COMPARISON_VIEW_COLUMNS = [
+    "metric",
+    "paired items",
+    "fixed",
+    "regressed",
+    "mixed",
+    "missing",
+    "difference",
+    "interval",
+    "p",
+    "Holm p",
+    "reading",
+    "ready",
+    "items needed",
+    "note",
+]
+
+
+def format_comparison(evaluation) -> pd.DataFrame:
+    """The paired statistics per metric as display text, rounded by the one policy.
+
+    Every figure is :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`'s,
+    formatted by :mod:`buddy_eval.formatting` as ``--details`` prints it:
+    differences signed with two decimals, intervals with as many decimals as
+    it takes for the two ends to differ, p-values with three decimals or
+    ``< 0.001``. Nothing is NaN: a figure not computed reads ``-``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        One row per rate metric (a plain index), columns:
+
+        - ``metric``; ``paired items``, ``fixed``, ``regressed``, ``mixed``
+          (only with repeated trials), ``missing``: counts.
+        - ``difference``: candidate minus baseline over the paired items
+          (with trials, the mean per-item rate difference).
+        - ``interval``: its confidence interval.
+        - ``p``, ``Holm p``: the paired test and its Holm adjustment.
+        - ``reading``: what the interval and the test say together.
+        - ``ready``: ``yes`` or ``no``.
+        - ``items needed``: paired items to detect the set drop (``-`` with
+          trials or when not measured).
+        - ``note``: why a metric is not ready (``-`` when it is).
+
+        ``attrs["methods"]`` names, once, how the intervals and p-values
+        were computed (from the result: ``Evaluation.paired``).
+    """
+    import pandas as pd
+
+    paired = evaluation.paired
+    alpha = paired.settings.alpha
+    rows = []
+    for m in paired.metrics:
+        note = readiness_note(m, paired.settings.min_paired)
+        rows.append(
+            {
+                "metric": m.metric,
+                "paired items": str(m.n_paired),
+                "fixed": str(m.count("fixed")),
+                "regressed": str(m.count("regressed")),
+                "mixed": str(len(m.ids.get("mixed", ()))),
+                "missing": str(m.missing),
+                "difference": "-" if m.diff is None else format_diff(m.diff),
+                "interval": _signed_interval(m.diff_ci),
+                "p": _p_cell(m.p_value, alpha),
+                "Holm p": _p_cell(m.p_holm, alpha),
+                "reading": "-" if m.reading is None else m.reading[1],
+                "ready": "yes" if m.ready else "no",
+                "items needed": "-" if m.required_n is None else str(m.required_n),
+                "note": "-" if note is None else note,
+            }
+        )
+    columns = [
+        c for c in COMPARISON_VIEW_COLUMNS if c != "mixed" or evaluation.has_trials
+    ]
+    out = pd.DataFrame(rows, columns=columns).astype("str")
+    shown = [m for m in paired.metrics if m.ready] or [m for m in paired.metrics if m.measured]
+    methods = dict.fromkeys(f"interval: {m.diff_method}; test: {m.test_method}" for m in shown)
+    out.attrs = {"methods": "; ".join(methods)}
+    return out
+
+
+def _item_rates(evaluation) -> dict:
+    """Per rate metric: golden rows, and each item's exact rate per version (0 when missing)."""
+    out = {}
+    for c in evaluation._changes:
+        if c.trials is not None:
+            bn, bk, cn, ck = (a.tolist() for a in c.trials)
+            base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
+            cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
+        else:
+            base = [Fraction(int(v)) for v in (c.baseline_pass & c.baseline_present).tolist()]
+            cand = [Fraction(int(v)) for v in (c.candidate_pass & c.candidate_present).tolist()]
+        out[c.metric] = (c.rows, base, cand)
+    return out
+
+
+_SOURCE_METRICS = ("correctness", "citation")
+
+
+def source_table(evaluation) -> pd.DataFrame:
+    """Correctness and citation per required source, both versions and the change.
+
+    A source's rate is the gate's rate over the ANSWER items that require
+    it: the mean of the items' rates (with repeated trials each item's share
+    of passing trials), an item with no result counting as 0.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per required source, the largest drop (on either metric)
+        first, then by source:
+
+        - ``required_source`` (str), ``items`` (int64): its ANSWER items.
+        - ``baseline_missing``, ``candidate_missing`` (int64): of those,
+          the items with no result in that version.
+        - ``baseline_correctness``, ``candidate_correctness``,
+          ``correctness_change``, and the same for ``citation`` (Float64):
+          the rates and candidate minus baseline.
+
+        ``attrs["exact"]`` holds the same rates as Fractions, per source.
+    """
+    import pandas as pd
+
+    rates = _item_rates(evaluation)
+    golden = evaluation.data.golden_columns
+    sources = golden.required_source.to_pylist()
+    grouped: dict[str, dict] = {}
+    rows, _, _ = rates["correctness"]
+    present = {c.metric: c for c in evaluation._changes}["correctness"]
+    for position, row in enumerate(rows.tolist()):
+        source = sources[row]
+        entry = grouped.setdefault(
+            source, {"items": 0, "baseline_missing": 0, "candidate_missing": 0}
+        )
+        entry["items"] += 1
+        entry["baseline_missing"] += int(not present.baseline_present[position])
+        entry["candidate_missing"] += int(not present.candidate_present[position])
+        for metric in _SOURCE_METRICS:
+            _, base, cand = rates[metric]
+            entry[f"baseline_{metric}"] = entry.get(f"baseline_{metric}", 0) + base[position]
+            entry[f"candidate_{metric}"] = entry.get(f"candidate_{metric}", 0) + cand[position]
+    exact = {}
+    for source, entry in grouped.items():
+        values = {}
+        for metric in _SOURCE_METRICS:
+            b = Fraction(entry[f"baseline_{metric}"]) / entry["items"]
+            c = Fraction(entry[f"candidate_{metric}"]) / entry["items"]
+            values[metric] = (b, c, c - b)
+        exact[source] = values
+    order = sorted(exact, key=lambda s: (min(v[2] for v in exact[s].values()), s))
+    data: dict[str, Any] = {
+        "required_source": pd.Series(order, dtype="str"),
+        **{
+            k: pd.array([grouped[s][k] for s in order], dtype="int64")
+            for k in ("items", "baseline_missing", "candidate_missing")
+        },
+    }
+    for metric in _SOURCE_METRICS:
+        for j, name in enumerate(("baseline_", "candidate_", "")):
+            column = f"{name}{metric}" if name else f"{metric}_change"
+            data[column] = pd.array([float(exact[s][metric][j]) for s in order], dtype="Float64")
+    out = pd.DataFrame(data)
+    out.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "exact": exact,
+    }
+    return out
+
+
+def format_source_table(evaluation) -> pd.DataFrame:
+    """:func:`source_table` as display text: rates with two decimals, signed changes.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``source``, ``items``, then per metric
+        ``<metric> <baseline>``, ``<metric> <candidate>``, ``<metric> change``,
+        then ``missing`` (results missing per version, when any).
+    """
+    import pandas as pd
+
+    frame = source_table(evaluation)
+    base, cand = frame.attrs["baseline"], frame.attrs["candidate"]
+    exact = frame.attrs["exact"]
+    rows = []
+    for _, row in frame.iterrows():
+        source = row["required_source"]
+        cells = {"source": source, "items": str(int(row["items"]))}
+        for metric in _SOURCE_METRICS:
+            b, c, d = exact[source][metric]
+            cells[f"{metric} {base}"] = format_rate(b)
+            cells[f"{metric} {cand}"] = format_rate(c)
+            cells[f"{metric} change"] = format_diff(d)
+        missing = [
+            f"{label} {int(row[f'{side}_missing'])}"
+            for side, label in (("baseline", base), ("candidate", cand))
+            if int(row[f"{side}_missing"])
+        ]
+        cells["missing"] = ", ".join(missing) or "-"
+        rows.append(cells)
+    return pd.DataFrame(rows).astype("str")
+
+
+#: How :func:`decision_summary` words each reading of a paired comparison.
+_CLEAR = {
+    "drop": "a clear drop",
+    "gain": "a clear gain",
+    "borderline": "borderline, it could be noise",
+    "unclear": "unclear, it could be noise",
+}
+
+
+def _change_words(m, paired) -> str:
+    """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
+    alpha = paired.settings.alpha
+    base = paired.baseline
+    if not m.ready:
+        n = plural(m.n_paired, "paired item")
+        return (
+            f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
+            f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
+        )
+    code, words = m.reading
+    return (
+        f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
+        f"{_signed_interval(m.diff_ci)}, "
+        f"Holm p {format_p_value(m.p_holm, alpha)} "
+        f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
+    )
+
+
+def decision_summary(evaluation) -> list[tuple[str, str]]:
+    """What the verdict rests on, in words: each blocking check, then the caveats.
+
+    Reads :attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`'s
+    checks and :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`; every
+    number is rounded by :mod:`buddy_eval.formatting`.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(heading, text)`` pairs: one per blocking check (its reason, what
+        it compared, and for a rate whether the change against the baseline
+        is clear or could be noise, from the reading and the Holm-adjusted
+        p, and whether the metric is ready for a decision), or
+        ``("RELEASE", ...)``; then one per caveat (``caveat``: metrics not
+        measured, a golden set too small for a decision on a metric, golden
+        items with no result, unequal trial counts).
+    """
+    paired = evaluation.paired
+    decision = evaluation.decision
+    base, cand = evaluation.baseline, evaluation.candidate
+    out = []
+    for check in decision.blocking:
+        if check.kind == "violations":
+            bound = paired.violations[1]
+            text = (
+                f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
+                f"refused (none allowed); its violation rate may be as high as "
+                f"{format_bound(bound.upper_bound)} (one-sided upper bound)"
+            )
+        else:
+            m = paired[check.metric]
+            if check.kind == "threshold":
+                text = (
+                    f"{cand} {format_rate(check.candidate)} against the threshold "
+                    f"{format_fraction(check.reference)}"
+                )
+            else:
+                text = (
+                    f"{cand} {format_rate(m.candidate.gate)} against {base} "
+                    f"{format_rate(m.baseline.gate)}"
+                )
+                if check.kind == "noninferiority":
+                    text += f" (lower bound {format_diff(check.bound)})"
+            text += f". {_change_words(m, paired)}"
+        out.append((check.reason, text))
+    if decision.release:
+        out.append(("RELEASE", "every check passes"))
+    for m in paired.metrics:
+        if not m.measured:
+            out.append(("caveat", f"{m.metric} not measured: the golden set has no "
+                                  f"{m.item_type} item"))  # fmt: skip
+        elif not m.ready:
+            out.append(
+                (
+                    "caveat",
+                    f"{m.metric}: a golden set too small to tell a change from noise "
+                    f"({plural(m.n_paired, 'paired item')}, at least "
+                    f"{paired.settings.min_paired} needed)",
+                )
+            )
+    for version in (base, cand):
+        ids = evaluation.missing_ids(version)
+        if ids:
+            out.append(
+                (
+                    "caveat",
+                    f"{version} has no result for {plural(len(ids), 'golden item')} "
+                    f"({format_id_list(ids)}); each counts as failed",
+                )
+            )
+    if evaluation.has_trials:
+        out.append(
+            (
+                "note",
+                "repeated trials: the rates are means of per-item trial shares, and the "
+                "statistics count items, not trials",
+            )
+        )
+    return out
+
+
+def decision_summary_html(evaluation) -> str:
+    """:func:`decision_summary` as an escaped HTML section (for the top of the report)."""
+    items = "".join(
+        f'<li class="{escape(kind if kind in ("caveat", "note") else "reason")}">'
+        f"<strong>{escape(kind)}</strong>: {escape(text)}</li>"
+        for kind, text in decision_summary(evaluation)
+    )
+    return (
+        f'<section class="decision-summary {NO_MATH}" id="decision-summary">'
+        f"<h2>Why {'RELEASE' if evaluation.release else 'BLOCK'}</h2><ul>{items}</ul></section>"
+    )
+
+
+def format_trial_summary(evaluation) -> pd.DataFrame:
+    """:func:`trial_summary` as display text: rates with two decimals, shares in percent.
+
+    Returns
+    -------
+    pandas.DataFrame of str
+        Columns ``metric``, ``version``, ``items``, ``trials``, ``k``,
+        ``pass@k``, ``pass^k``, ``variance within items``, ``flaky items``;
+        ``-`` where a figure is undefined.
+    """
+    import pandas as pd
+
+    frame = trial_summary(evaluation)
+    rows = []
+    for _, row in frame.iterrows():
+        share = row["within_item_share"]
+        rows.append(
+            {
+                "metric": str(row["metric"]),
+                "version": row["version"],
+                "items": str(row["items"]),
+                "trials": str(row["trials"]),
+                "k": "-" if pd.isna(row["k"]) else str(row["k"]),
+                "pass@k": "-" if pd.isna(row["pass_at_k"]) else format_rate(row["pass_at_k"]),
+                "pass^k": "-" if pd.isna(row["pass_hat_k"]) else format_rate(row["pass_hat_k"]),
+                "variance within items": "-" if pd.isna(share) else f"{format_percent(share)}%",
+                "flaky items": str(row["flaky"]),
+            }
+        )
+    columns = ["metric", "version", "items", "trials", "k", "pass@k", "pass^k",
+               "variance within items", "flaky items"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns).astype("str")

@@ -1,0 +1,841 @@
+"""The baseline and the candidate item by item: one table, one set of statistics.
+
+:func:`item_changes` is the single source of every paired count and id list
+the views show (the ``--details`` text, the JSON ``comparison`` block,
+:func:`buddy_eval.flipped_items`, the charts, the notebooks and the HTML
+report): one row per (metric, golden item) with the change label of
+:data:`buddy_eval._vocabulary.CHANGES`. An item with no result in the baseline
+or the candidate is ``missing``: never ``fixed`` or ``regressed``, never
+paired. (The gate's own rates still count it as failed, as the specification
+says.)
+
+:func:`compare_versions` turns the table into a :class:`PairedComparison`,
+the exact numbers every view formats: paired 2x2 tables, exact McNemar
+tests, Wilson and Newcombe intervals, readiness and the violation bounds,
+all computed by the one statistics core, :mod:`buddy_eval.stats`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+
+from ._paired_settings import Settings
+from ._trials import TrialComparison, compare_trials, item_rate_changes
+from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
+from .stats import (
+    DEFAULT_DISCORDANCE,
+    PAIRED_RATES_INTERVAL_METHOD,
+    RATE_INTERVAL_METHOD,
+    PairedTable,
+    exact_upper_bound,
+    holm,
+    is_ready,
+    noninferiority_bound,
+    paired_item_differences_test,
+    paired_rates_interval,
+    rate_interval,
+    reading,
+    required_paired_n_exact,
+    wilson_interval,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "ITEM_CHANGE_COLUMNS",
+    "MetricComparison",
+    "PairedComparison",
+    "Settings",
+    "VersionRate",
+    "ViolationBound",
+    "compare_versions",
+    "item_changes",
+]
+
+ITEM_CHANGE_COLUMNS = ("metric", "item_id", "baseline_pass", "candidate_pass", "change")
+
+_MISSING = CHANGES.index("missing")
+_TRIAL_MISSING = TRIAL_CHANGES.index("missing")
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Per-metric paired outcomes as arrays (what :func:`item_changes` tabulates).
+
+    Attributes
+    ----------
+    metric : str
+    rows : numpy.ndarray
+        Golden rows of the metric's item type, in golden order.
+    baseline_pass, candidate_pass : numpy.ndarray of bool
+        The item passes the metric in that version (False when missing).
+    baseline_present, candidate_present : numpy.ndarray of bool
+        That version has a result for the item.
+    change : numpy.ndarray of int8
+        Index into :attr:`labels`.
+    trials : tuple of numpy.ndarray or None
+        Repeated trials only: trials and passing trials per item, baseline
+        then candidate (``base_n, base_k, cand_n, cand_k``).
+    """
+
+    metric: str
+    rows: np.ndarray
+    baseline_pass: np.ndarray
+    candidate_pass: np.ndarray
+    baseline_present: np.ndarray
+    candidate_present: np.ndarray
+    change: np.ndarray
+    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The change labels :attr:`change` indexes: with trials, ``mixed`` too."""
+        return CHANGES if self.trials is None else TRIAL_CHANGES
+
+
+def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
+    """Classify every (metric, item) of a scored grid whose first two versions are compared."""
+    flags = grid.flags()
+    shape = grid.row_of.shape  # (versions, items), also when there is no item
+    present = grid.present.reshape(shape)
+    out = []
+    for metric in RATE_METRICS:
+        wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
+        rows = np.flatnonzero(wanted)
+        if grid.trials is not None:
+            n = grid.trials.reshape(shape)
+            k = grid.passes[metric].reshape(shape)
+            counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
+        else:
+            # One trial per item: 0 or 1 trial, passing or not; the same classifier.
+            passed = flags[metric].reshape(shape) & present
+            counts = tuple(
+                a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed)
+            )
+        bp, cp = counts[0] > 0, counts[2] > 0
+        b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
+        change = item_rate_changes(*counts)
+        trials = counts if grid.trials is not None else None
+        if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
+            change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
+        out.append(Changes(metric, rows, b, c, bp, cp, change, trials))
+    return tuple(out)
+
+
+def item_changes(evaluation) -> pd.DataFrame:
+    """Every golden item's change between the baseline and the candidate, per rate metric.
+
+    This table is the one source of the paired counts and id lists shown by
+    ``--details``, the JSON report, :func:`buddy_eval.flipped_items`, the
+    charts, the notebooks and the HTML report.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, golden item of the metric's type: ANSWER items
+        for correctness and citation, REFUSE items for refusal), metrics in
+        the order correctness, citation, refusal, items in golden order:
+
+        - ``metric`` (category): the metric.
+        - ``item_id`` (str): the golden item.
+        - ``baseline_pass`` (boolean): the item passes the metric in the
+          baseline; ``<NA>`` when the baseline has no result for it.
+        - ``candidate_pass`` (boolean): likewise for the candidate.
+        - ``change`` (category): ``both pass``, ``both fail``, ``fixed``
+          (baseline fails, candidate passes), ``regressed`` (baseline
+          passes, candidate fails) or ``missing`` (no result in at least one
+          of the two versions: never fixed or regressed, never paired).
+    """
+    return evaluation.item_changes()
+
+
+def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
+    """The :func:`item_changes` DataFrame of :func:`metric_changes` arrays."""
+    import pandas as pd
+    import pyarrow as pa
+
+    rows = np.concatenate([c.rows for c in changes])
+    metric = np.concatenate([np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)])
+
+    def nullable(values: str, present: str) -> pd.arrays.BooleanArray:
+        got = np.concatenate([getattr(c, values) for c in changes])
+        known = np.concatenate([getattr(c, present) for c in changes])
+        return pd.arrays.BooleanArray(got & known, ~known)
+
+    labels = changes[0].labels if changes else CHANGES
+    frame = pd.DataFrame(
+        {
+            "metric": pd.Categorical.from_codes(
+                metric, dtype=pd.CategoricalDtype(list(RATE_METRICS))
+            ),
+            "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
+            "baseline_pass": nullable("baseline_pass", "baseline_present"),
+            "candidate_pass": nullable("candidate_pass", "candidate_present"),
+            "change": pd.Categorical.from_codes(
+                np.concatenate([c.change for c in changes]), dtype=pd.CategoricalDtype(list(labels))
+            ),
+        }
+    )
+    trials = [c.trials for c in changes if c.trials is not None]
+    if not changes or len(trials) < len(changes):
+        return frame
+    base_n, base_k, cand_n, cand_k = (np.concatenate([t[j] for t in trials]) for j in range(4))
+
+    def rate(k, n):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = pd.array(k / np.where(n > 0, n, 1), dtype="Float64")
+        values[n == 0] = pd.NA
+        return values
+
+    frame["baseline_rate"] = rate(base_k, base_n)
+    frame["candidate_rate"] = rate(cand_k, cand_n)
+    frame["baseline_trials"] = base_n.astype(np.int64)
+    frame["candidate_trials"] = cand_n.astype(np.int64)
+    frame["flaky"] = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    return frame
+
+
+@dataclass(frozen=True)
+class VersionRate:
+    """One version's rate on one metric.
+
+    Attributes
+    ----------
+    version : str
+    gate : Fraction or None
+        The gate's rate: over every golden item of the type, a missing result
+        counting as failed; None when not measured.
+    passed : int
+        Items that pass.
+    items : int
+        Golden items of the metric's type.
+    observed : int
+        Items of the type the version has a result for.
+    ci : tuple of float
+        Wilson interval of ``passed / observed`` (on the items with a result:
+        a missing item is no evidence either way); NaN when nothing observed.
+    """
+
+    version: str
+    gate: Fraction | None
+    passed: int
+    items: int
+    observed: int
+    ci: tuple[float, float]
+    observed_mean: Fraction | None = None
+
+    @property
+    def missing(self) -> int:
+        """Items of the type with no result for this version."""
+        return self.items - self.observed
+
+    @property
+    def observed_rate(self) -> Fraction | None:
+        """``passed / observed`` (with trials: the mean item rate), exact; None if none seen."""
+        if self.observed_mean is not None:
+            return self.observed_mean
+        return Fraction(self.passed, self.observed) if self.observed else None
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """The candidate against the baseline on one rate metric: exact numbers only.
+
+    Attributes
+    ----------
+    metric : str
+    item_type : str
+    table : PairedTable
+        The paired 2x2 table over items with a result in both versions.
+    ids : dict of str to tuple of str
+        Item ids per change label (``fixed``, ``regressed``, ``missing``, ...),
+        in golden order.
+    baseline, candidate : VersionRate
+    ready : bool
+        Enough pairs for a p-value and a difference interval.
+    diff_ci : tuple of float or None
+        Newcombe's interval of ``table.diff``; None when not ready.
+    p_value : float or None
+        Exact two-sided McNemar p-value; None when not ready.
+    required_n : int or None
+        Paired items whose exact McNemar test detects a drop of
+        ``settings.drop`` with ``settings.power``; None when not measured.
+    assumed_discordance : float or None
+        The share of discordant items the sample size is computed at: the
+        observed one when the metric is ready, else
+        :data:`~buddy_eval.stats.DEFAULT_DISCORDANCE`; never below
+        ``settings.drop`` (a drop needs at least that many items to change).
+    observed_discordance : float or None
+        The observed share of discordant paired items; None when not ready
+        (or with trials).
+    p_holm : float or None
+        The McNemar p-value Holm-adjusted over the metrics that have one.
+    reading : tuple of str or None
+        ``(code, words)`` of :func:`buddy_eval.stats.reading`; None when not ready.
+    sensitivity : dict or None
+        When items are missing: ``{"regressed": ..., "unchanged": ...}``, each a
+        :class:`Sensitivity` of the paired result with every missing item
+        counted as a regression (worst case), or as unchanged (both fail).
+    noninferiority_bound : float or None
+        One-sided lower confidence bound on the paired difference; None
+        without a margin.
+    noninferior : bool or None
+        The bound is above ``-margin``; None without a margin or when the
+        metric is not measured.
+    """
+
+    metric: str
+    item_type: str
+    table: PairedTable
+    ids: dict = field(repr=False)
+    baseline: VersionRate
+    candidate: VersionRate
+    ready: bool
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    required_n: int | None
+    assumed_discordance: float | None = None
+    observed_discordance: float | None = None
+    p_holm: float | None = None
+    reading: tuple[str, str] | None = None
+    sensitivity: dict | None = field(default=None, repr=False)
+    noninferiority_bound: float | None = None
+    noninferior: bool | None = None
+    trials: TrialComparison | None = None
+
+    @property
+    def measured(self) -> bool:
+        """The golden set has an item of the metric's type."""
+        return self.baseline.items > 0
+
+    @property
+    def missing(self) -> int:
+        """Items with no result in at least one of the two versions (never paired)."""
+        return len(self.ids["missing"])
+
+    @property
+    def n_paired(self) -> int:
+        """Items with a result in both versions (with trials, ``mixed`` ones included)."""
+        return self.table.n + len(self.ids.get("mixed", ()))
+
+    @property
+    def diff(self) -> Fraction | None:
+        """Candidate minus baseline over the paired items (with trials: mean rate difference)."""
+        return self.trials.mean_diff if self.trials is not None else self.table.diff
+
+    @property
+    def diff_method(self) -> str:
+        if self.trials is not None:
+            return self.trials.interval_method
+        return "Newcombe hybrid score"
+
+    @property
+    def test_method(self) -> str:
+        if self.trials is not None:
+            method = self.trials.test_method or "not computed"
+            return f"sign-flip test on per-item rate differences; {method}"
+        return "exact McNemar (two-sided binomial test on discordant pairs)"
+
+    @property
+    def observed_method(self) -> str:
+        if self.trials is not None:
+            return f"{RATE_INTERVAL_METHOD}, over the items with a trial"
+        return "Wilson score, over the items with a result"
+
+    @property
+    def noninferiority_method(self) -> str:
+        if self.trials is not None:
+            return (
+                f"one-sided lower bound: {PAIRED_RATES_INTERVAL_METHOD} at two-sided level "
+                "2 * confidence - 1"
+            )
+        return "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
+
+    def count(self, change: str) -> int:
+        """Items with this change label."""
+        return len(self.ids[change])
+
+    def counts(self) -> dict[str, int]:
+        """``n_paired``, the 2x2 table and ``missing``, in the order the views show them."""
+        t = self.table
+        counts = {
+            "n_paired": self.n_paired,
+            "both_pass": t.both_pass,
+            "both_fail": t.both_fail,
+            "fixed": t.fixed,
+            "regressed": t.regressed,
+        }
+        if "mixed" in self.ids:
+            counts["mixed"] = len(self.ids["mixed"])
+        counts["missing"] = self.missing
+        return counts
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """The paired result had the missing items been observed one way.
+
+    Attributes
+    ----------
+    n : int
+        Paired items, the missing ones included.
+    diff : Fraction or None
+        Candidate minus baseline over them, exact.
+    diff_ci : tuple of float or None
+        The interval; None when that many items are not ready.
+    p_value : float or None
+        The exact test; None when not ready.
+    reading : tuple of str or None
+    table : PairedTable or None
+        The 2x2 table with the missing items added (one trial per item).
+    """
+
+    n: int
+    diff: Fraction | None
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    reading: tuple[str, str] | None
+    table: PairedTable | None = None
+
+
+def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
+    if not is_ready(table.n, settings.min_paired):
+        return Sensitivity(table.n, table.diff, None, None, None, table)
+    ci, p = table.diff_interval(settings.confidence), table.mcnemar()
+    return Sensitivity(table.n, table.diff, ci, p, reading(ci, p, settings.alpha), table)
+
+
+def _reading(diff_ci, p_value, alpha: float, trial: TrialComparison | None):
+    """The one reading; with trials it says when the p-value is a normal approximation."""
+    if diff_ci is None or p_value is None:
+        return None
+    code, words = reading(diff_ci, p_value, alpha)
+    if trial is not None and (trial.test_method or "").startswith("normal approximation"):
+        words += " (p from the normal approximation to the sign-flip test)"
+    return code, words
+
+
+def _trial_sensitivity(base: list, cand: list, settings: Settings) -> Sensitivity:
+    diffs = [c - b for b, c in zip(base, cand, strict=True)]
+    n = len(diffs)
+    diff = sum(diffs, Fraction(0)) / n if n else None
+    if not is_ready(n, settings.min_paired):
+        return Sensitivity(n, diff, None, None, None)
+    ci = paired_rates_interval(base, cand, settings.confidence)
+    p = paired_item_differences_test(diffs, settings.alpha).p_value
+    return Sensitivity(n, diff, ci, p, reading(ci, p, settings.alpha))
+
+
+@dataclass(frozen=True)
+class ViolationBound:
+    """Exact one-sided upper bound on one version's violation rate.
+
+    Attributes
+    ----------
+    version : str
+    violations : int
+        REFUSE items the version answered.
+    n : int
+        REFUSE items the version has a result for (a missing result is
+        neither a violation nor evidence against one).
+    upper_bound : float
+        Clopper-Pearson one-sided bound; NaN when ``n`` is 0.
+    """
+
+    version: str
+    violations: int
+    n: int
+    upper_bound: float
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Every paired figure of an evaluation, computed once (see :func:`compare_versions`).
+
+    Attributes
+    ----------
+    baseline, candidate : str
+    settings : Settings
+    metrics : tuple of MetricComparison
+        Correctness, citation, refusal.
+    violations : tuple of ViolationBound
+        The baseline's, then the candidate's.
+    """
+
+    baseline: str
+    candidate: str
+    settings: Settings
+    metrics: tuple[MetricComparison, ...]
+    violations: tuple[ViolationBound, ViolationBound]
+
+    def __getitem__(self, metric: str) -> MetricComparison:
+        for m in self.metrics:
+            if m.metric == metric:
+                return m
+        raise KeyError(metric)
+
+
+def _version_rate(version, passed, present, gate, settings: Settings) -> VersionRate:
+    passed_n, observed = int(np.count_nonzero(passed & present)), int(np.count_nonzero(present))
+    ci = wilson_interval(passed_n, observed, settings.confidence)
+    return VersionRate(version, gate, passed_n, len(present), observed, ci)
+
+
+def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
+    """With trials: the mean item rate over the items with a trial, Wilson over the items."""
+    tried = n > 0
+    rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
+    ci = rate_interval(rates, settings.confidence)
+    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
+    all_pass = int(np.count_nonzero(tried & (k == n)))
+    return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
+
+
+@dataclass(frozen=True)
+class _Figures:
+    """What differs between one trial and repeated trials, for one metric."""
+
+    ready: bool
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    bound: float | None
+    sensitivity: dict | None
+    baseline: VersionRate
+    candidate: VersionRate
+    trial: TrialComparison | None = None
+    required_n: int | None = None
+    discordance: float | None = None
+    observed_discordance: float | None = None
+
+
+def _one_trial_figures(
+    c: Changes, table: PairedTable, missing: int, values, labels, settings: Settings
+) -> _Figures:
+    """One result per item: Newcombe, exact McNemar, the exact sample size."""
+    measured = len(c.rows) > 0
+    ready = is_ready(table.n, settings.min_paired)
+    observed = table.discordant / table.n if ready else None
+    # The sample size assumes at least the drop itself is discordant (a drop of
+    # 5 points needs at least 5% of items to change); this is the share it uses.
+    discordance = max(DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop))
+    sensitivity = None
+    if missing and measured:
+        as_regressed = replace(table, regressed=table.regressed + missing)
+        as_unchanged = replace(table, both_fail=table.both_fail + missing)
+        sensitivity = {
+            "regressed": _sensitivity(as_regressed, settings),
+            "unchanged": _sensitivity(as_unchanged, settings),
+        }
+    (base, cand), (base_value, cand_value) = labels, values
+    return _Figures(
+        ready=ready,
+        diff_ci=table.diff_interval(settings.confidence) if ready else None,
+        p_value=table.mcnemar() if ready else None,
+        bound=None if settings.margin is None else noninferiority_bound(table, settings.confidence),
+        sensitivity=sensitivity,
+        baseline=_version_rate(base, c.baseline_pass, c.baseline_present, base_value, settings),
+        candidate=_version_rate(cand, c.candidate_pass, c.candidate_present, cand_value, settings),
+        required_n=required_paired_n_exact(
+            discordance, settings.drop, settings.alpha, settings.power
+        )
+        if measured
+        else None,
+        discordance=discordance if measured else None,
+        observed_discordance=observed if measured else None,
+    )
+
+
+def _trial_figures(
+    c: Changes,
+    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    names: list,
+    missing: int,
+    values,
+    labels,
+    settings: Settings,
+) -> _Figures:
+    """Repeated trials: the same intervals on item rates, the sign-flip test on items."""
+    (base, cand), (base_value, cand_value) = labels, values
+    trial = compare_trials(base, cand, *trials, names, settings.min_paired, settings.confidence)
+    base_rates, cand_rates = trial.paired_rates
+    sensitivity = None
+    if missing and len(c.rows):
+        # A missing item as regressed: passed every trial before, fails now;
+        # as unchanged: fails in both (the single-trial rule).
+        one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
+        sensitivity = {
+            "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
+            "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
+        }
+    bound = None
+    if settings.margin is not None:
+        # The one-sided bound at the same two-sided level the single-trial gate uses.
+        two_sided = 1 - 2 * (1 - float(settings.confidence))
+        bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
+    return _Figures(
+        ready=is_ready(trial.n_items, settings.min_paired),
+        diff_ci=trial.diff_ci,
+        p_value=trial.p_value,
+        bound=bound,
+        sensitivity=sensitivity,
+        baseline=_trial_rate(base, trials[0], trials[1], base_value, settings),
+        candidate=_trial_rate(cand, trials[2], trials[3], cand_value, settings),
+        trial=trial,
+    )
+
+
+def _compare_metric(
+    c: Changes,
+    item_ids,
+    baseline_values: dict,
+    candidate_values: dict,
+    baseline: str,
+    candidate: str,
+    settings: Settings,
+) -> MetricComparison:
+    """Every paired figure of one metric: the counts, then the figures, then the reading."""
+    import pyarrow as pa
+
+    ids = {
+        label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
+        for k, label in enumerate(c.labels)
+    }
+    table = PairedTable(
+        both_pass=len(ids["both pass"]),
+        fixed=len(ids["fixed"]),
+        regressed=len(ids["regressed"]),
+        both_fail=len(ids["both fail"]),
+    )
+    missing = len(ids["missing"])
+    labels = (baseline, candidate)
+    values = (baseline_values[c.metric], candidate_values[c.metric])
+    if c.trials is None:
+        f = _one_trial_figures(c, table, missing, values, labels, settings)
+    else:
+        names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
+        f = _trial_figures(c, c.trials, names, missing, values, labels, settings)
+    noninferior = None
+    if settings.margin is not None and len(c.rows):
+        noninferior = bool(f.bound is not None and not math.isnan(f.bound)
+                           and f.bound > -settings.margin)  # fmt: skip
+    return MetricComparison(
+        metric=c.metric,
+        item_type=ITEM_TYPE_OF[c.metric],
+        table=table,
+        ids=ids,
+        baseline=f.baseline,
+        candidate=f.candidate,
+        ready=f.ready,
+        diff_ci=f.diff_ci,
+        p_value=f.p_value,
+        required_n=f.required_n,
+        assumed_discordance=f.discordance,
+        observed_discordance=f.observed_discordance,
+        reading=_reading(f.diff_ci, f.p_value, settings.alpha, f.trial) if f.ready else None,
+        sensitivity=f.sensitivity,
+        noninferiority_bound=f.bound,
+        noninferior=noninferior,
+        trials=f.trial,
+    )
+
+
+def compare_versions(
+    changes: tuple[Changes, ...],
+    item_ids,
+    baseline_values: dict,
+    candidate_values: dict,
+    violation_counts: tuple[tuple[int, int], tuple[int, int]],
+    baseline: str,
+    candidate: str,
+    settings: Settings,
+) -> PairedComparison:
+    """Compute every paired figure from the per-metric change arrays.
+
+    Parameters
+    ----------
+    changes : tuple of Changes
+        From :func:`metric_changes`.
+    item_ids : pyarrow.Array
+        Golden item ids, in golden order.
+    baseline_values, candidate_values : dict
+        The gate's exact rates per metric (Fractions or None).
+    violation_counts : pair of (violations, REFUSE items with a result)
+        For the baseline, then the candidate.
+    baseline, candidate : str
+    settings : Settings
+
+    Returns
+    -------
+    PairedComparison
+    """
+
+    metrics = [
+        _compare_metric(c, item_ids, baseline_values, candidate_values, baseline, candidate,
+                        settings)
+        for c in changes
+    ]  # fmt: skip
+    adjusted = holm([m.p_value for m in metrics])
+    metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
+    base_bound, cand_bound = (
+        ViolationBound(
+            version,
+            k,
+            n,
+            exact_upper_bound(k, n, settings.confidence) if n else math.nan,
+        )
+        for version, (k, n) in zip((baseline, candidate), violation_counts, strict=True)
+    )
+    return PairedComparison(
+        baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound)
+    )
+
+
+_COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
+_FLOAT_COLUMNS = [
+    "baseline_rate",
+    "baseline_ci_low",
+    "baseline_ci_high",
+    "candidate_rate",
+    "candidate_ci_low",
+    "candidate_ci_high",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "p_value",
+    "p_value_holm",
+]
+COMPARISON_COLUMNS = [
+    "metric",
+    *_COUNT_COLUMNS,
+    *_FLOAT_COLUMNS,
+    "ready_for_decision",
+    "reading",
+    "required_n",
+    "diff_method",
+    "p_value_method",
+    "note",
+]
+
+
+def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
+    """Why a metric has no p-value or difference interval; None when it is ready."""
+    if not m.measured:
+        return f"not measured: the golden set has no {m.item_type} item"
+    if m.ready:
+        return None
+    n = m.n_paired
+    why = (
+        f"no paired item, at least {min_paired} needed"
+        if n == 0
+        else (f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}")
+    )
+    if m.missing:
+        items = (
+            "item missing in either version is"
+            if m.missing == 1
+            else "items missing in either version are"
+        )
+        why += f" ({m.missing} {items} not paired)"
+    return f"not ready: {why}; no p-value or difference interval computed"
+
+
+def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
+    """:class:`PairedComparison` as a DataFrame, one row per rate metric.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric, in the order correctness, citation, refusal:
+
+        - ``metric`` (category).
+        - ``n_paired``, ``both_pass``, ``both_fail``, ``fixed``,
+          ``regressed``, ``mixed``, ``missing`` (int64): the counts of
+          :func:`item_changes` (``mixed``: with repeated trials, items whose
+          rate moved too little to call, else 0; ``missing``: items with no
+          result in at least one version, never paired). ``n_paired`` is
+          the sum of the five before ``missing``.
+        - ``baseline_rate``, ``candidate_rate`` (Float64): the gate's rates
+          (a missing result counts as failed); NA when not measured.
+        - ``baseline_ci_low``, ``baseline_ci_high``, ``candidate_ci_low``,
+          ``candidate_ci_high`` (Float64): each version's interval over the
+          items it has a result for (Wilson; with trials Wilson on the mean
+          item rate, items as the units); NA when it has none.
+        - ``diff`` (Float64): candidate minus baseline over the paired
+          items (with trials the mean per-item rate difference), the
+          difference ``--details`` and the JSON report print; NA when
+          nothing is paired.
+        - ``diff_ci_low``, ``diff_ci_high`` (Float64): its interval
+          (``diff_method``); NA when not ready.
+        - ``p_value`` (Float64): the paired test (``p_value_method``); NA
+          when not ready.
+        - ``p_value_holm`` (Float64): ``p_value`` Holm-adjusted over the
+          metrics that have one; NA when not ready.
+        - ``ready_for_decision`` (bool).
+        - ``reading`` (str): what the interval and the test say together
+          (``no clear change: the interval includes 0``, ...); NA when not
+          ready.
+        - ``required_n`` (Int64): the sample-size hint; NA when nothing is
+          paired or with repeated trials.
+        - ``diff_method``, ``p_value_method`` (str): how the interval and
+          the p-value are computed (from the result: McNemar and Newcombe
+          for one result per item, per-item rate differences with trials).
+        - ``note`` (str): why a metric is not ready or not measured; NA when
+          it is ready.
+    """
+    import pandas as pd
+
+    rows = []
+    for m in paired.metrics:
+        diff_ci = m.diff_ci or (math.nan, math.nan)
+        rows.append(
+            {
+                "metric": m.metric,
+                "mixed": 0,
+                **m.counts(),
+                "baseline_rate": _float(m.baseline.gate),
+                "baseline_ci_low": m.baseline.ci[0],
+                "baseline_ci_high": m.baseline.ci[1],
+                "candidate_rate": _float(m.candidate.gate),
+                "candidate_ci_low": m.candidate.ci[0],
+                "candidate_ci_high": m.candidate.ci[1],
+                "diff": _float(m.diff),
+                "diff_ci_low": diff_ci[0],
+                "diff_ci_high": diff_ci[1],
+                "p_value": math.nan if m.p_value is None else m.p_value,
+                "p_value_holm": math.nan if m.p_holm is None else m.p_holm,
+                "ready_for_decision": m.ready,
+                "reading": None if m.reading is None else m.reading[1],
+                "required_n": m.required_n,
+                "diff_method": m.diff_method,
+                "p_value_method": m.test_method,
+                "note": readiness_note(m, paired.settings.min_paired),
+            }
+        )
+    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    out["metric"] = pd.Categorical(out["metric"], categories=list(RATE_METRICS))
+    out = out.astype({k: "int64" for k in _COUNT_COLUMNS})
+    for column in _FLOAT_COLUMNS:
+        values = pd.array(out[column].to_numpy(dtype=float), dtype="Float64")
+        values[np.isnan(out[column].to_numpy(dtype=float))] = pd.NA
+        out[column] = values
+    out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
+    required: list[int | None] = [cast("int | None", r["required_n"]) for r in rows]
+    out["required_n"] = pd.array(required, dtype="Int64")
+    for column in ("reading", "diff_method", "p_value_method", "note"):
+        out[column] = pd.Series([r[column] for r in rows], dtype="str")
+    return out
+
+
+def _float(value: Fraction | None) -> float:
+    return math.nan if value is None else float(value)

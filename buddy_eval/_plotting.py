@@ -1,0 +1,833 @@
+r"""Charts of an evaluation, for notebooks and reports (matplotlib only).
+
+Every function takes an :class:`~buddy_eval.Evaluation` (or anything
+:func:`buddy_eval.evaluate` accepts: a path, an :class:`~buddy_eval.EvalInput`,
+the input text, evaluated with the default labels ``OLD`` and ``NEW``) plus
+``ax=None``, draws on ``ax`` (a new figure sized for the data when None) and
+returns the Axes. Nothing here computes a metric: the figures come from
+``evaluation.paired`` (counts and item ids, where an item with no result in a
+version is ``missing``, never ``fixed`` or ``regressed``) and
+``evaluation.items`` (the per-item grid).
+
+Text from the data (item ids, version labels) is drawn literally: every text
+artist has mathtext and TeX off (``parse_math=False``, ``usetex=False``), so
+an id such as ``$\q$`` is shown as written instead of crashing the mathtext
+parser.
+
+matplotlib is imported inside the functions, so importing this module (or
+``buddy_eval``) does not load it and the command-line gate never does.
+
+Artists carry a ``gid`` naming what they show (``"bar/NEW/correctness"``,
+``"threshold/refusal"``, ...), so tests and scripts can find them.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InputError
+from ._notebook_views import plural
+from ._plot_base import LITERAL, literal_axes, literal_legend, new_axes
+from ._vocabulary import ITEM_TYPE_OF, RATE_METRICS
+from .formatting import format_fraction, format_id_list
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ._evaluation import Evaluation
+    from ._loading import InputSource
+
+__all__ = [
+    "GRID_CHECKS",
+    "GRID_MAX_ITEMS",
+    "OUTCOMES",
+    "OUTCOME_COLORS",
+    "VERSION_COLORS",
+    "item_grid_outcomes",
+    "plot_changes",
+    "plot_diff_intervals",
+    "plot_item_grid",
+    "plot_metrics",
+    "plot_trial_rates",
+]
+
+#: Bar colours of the baseline and the candidate.
+VERSION_COLORS = ("#9db4d3", "#1f4e79")
+#: Outcomes of one check in the per-item grid, in legend order.
+OUTCOMES = ("pass", "fail", "violation", "missing", "n/a")
+#: Cell colour of each outcome (colour-blind safe: teal / orange / dark red / greys).
+OUTCOME_COLORS = {
+    "pass": "#1b9e77",
+    "fail": "#e6912e",
+    "violation": "#a50026",
+    "missing": "#8c8c8c",
+    "n/a": "#f2f2f2",
+}
+#: Grid columns per version and the per-item column each one reads.
+GRID_CHECKS = {"correct": "correct", "cited": "cited_ok", "refused": "refused_ok"}
+
+#: Above this many items :func:`plot_item_grid` draws counts per outcome per check
+#: instead of one cell per item.
+GRID_MAX_ITEMS = 200
+
+_FIXED_COLOR, _REGRESSED_COLOR = "#1b9e77", "#d95f02"
+_NA_COLOR = "#8c8c8c"
+#: The candidate's bar when its metric blocks the release (below threshold or regression).
+_BLOCKING_COLOR = "#b3261e"
+_SIDES = ("baseline", "candidate")
+#: One rate metric per golden item type (its items are that type's items).
+_ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
+_MAX_IDS_PER_BAR = 6
+_NOTE_WIDTH = 110  # characters per line of a note under a row
+_COMPARISON_COLUMNS = (
+    "metric",
+    "diff",
+    "diff_ci_low",
+    "diff_ci_high",
+    "ready_for_decision",
+    "note",
+)
+
+
+def _evaluation(evaluation: Evaluation | InputSource) -> Evaluation:
+    """An Evaluation as is; anything else through :func:`buddy_eval.evaluate` with defaults."""
+    from ._evaluation import Evaluation, evaluate
+
+    return evaluation if isinstance(evaluation, Evaluation) else evaluate(evaluation)
+
+
+def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
+    """The outcome colours as a legend right of the axes, drawn literally."""
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor=edgecolor, label=o) for o in outcomes]
+    legend = ax.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(x, 1.0),
+        frameon=False,
+        fontsize=8,
+        title="outcome",
+        title_fontsize=8,
+    )
+    literal_legend(legend)
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``.
+
+    >>> [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 103)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '103rd']
+    """
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _verdict_word(evaluation) -> str:
+    return "RELEASE" if evaluation.release else "BLOCK"
+
+
+def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
+    """Grouped bars of correctness, citation and refusal for both versions.
+
+    Each metric gets a bar per version (baseline light, candidate dark) with
+    its value written above it (rounded like the canonical report), and a
+    dashed line at its threshold. A candidate bar whose metric blocks the
+    release is red and its label says why (``below threshold``,
+    ``regression``). A metric that is not measured (no item of its type) has
+    no bar: its group reads ``n/a`` with the reason. The legend gives each
+    version's violations and missing results; the title gives the verdict.
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+        The result of :func:`buddy_eval.evaluate` (anything else is evaluated
+        with the default labels).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new 8 x 4.5 inch figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars have ``gid`` ``"bar/<version>/<metric>"`` (height = the exact
+        value as a float), their labels ``"label/<version>/<metric>"``,
+        threshold lines ``"threshold/<metric>"``, the label of a metric that
+        is not measured ``"na/<metric>"``.
+    """
+    from matplotlib.colors import to_rgba
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    ev = _evaluation(evaluation)
+    ax = new_axes(ax, (8, 4.5))
+    paired = ev.paired
+    decision = ev.decision
+    versions = (ev.baseline, ev.candidate)
+    x = np.arange(len(RATE_METRICS))
+    width = 0.38
+    handles: list[Artist] = []
+    for j, version in enumerate(versions):
+        offset = (j - 0.5) * width
+        bound = paired.violations[j]
+        side = _SIDES[j]
+        # golden items with no result for this version: one metric per item type
+        missing = sum(getattr(paired[m], side).missing for m in _ONE_METRIC_PER_TYPE)
+        notes = [plural(bound.violations, "violation")]
+        if missing:
+            notes.append(f"{missing} missing")
+        handles.append(Patch(color=VERSION_COLORS[j], label=f"{version} ({', '.join(notes)})"))
+        for i, metric in enumerate(RATE_METRICS):
+            rate = getattr(paired[metric], side)
+            if rate.gate is None:
+                continue
+            xpos = x[i] + offset
+            value = float(rate.gate)
+            blocking = []
+            if j == 1:
+                # read from the decision's checks, never from the reasons' words
+                if decision.blocks(metric, "threshold"):
+                    blocking.append("below threshold")
+                if decision.blocks(metric, "regression"):
+                    blocking.append("regression")
+            color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
+            (bar,) = ax.bar(xpos, value, width, color=color)
+            bar.set_gid(f"bar/{version}/{metric}")
+            text = format_fraction(rate.gate)
+            if blocking:
+                text += "\n" + "\n".join(blocking)
+            ax.text(
+                xpos,
+                value + 0.015,
+                text,
+                ha="center",
+                va="bottom",
+                fontsize=9 if not blocking else 8,
+                color=_BLOCKING_COLOR if blocking else "black",
+                fontweight="bold" if blocking else "normal",
+                # readable where a threshold line crosses it
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+                zorder=3,
+                gid=f"label/{version}/{metric}",
+                **LITERAL,
+            )
+    for i, metric in enumerate(RATE_METRICS):
+        threshold = float(ev.thresholds[metric])
+        ax.plot(
+            [x[i] - width * 1.1, x[i] + width * 1.1],
+            [threshold, threshold],
+            color="black",
+            linestyle="--",
+            linewidth=1.2,
+            gid=f"threshold/{metric}",
+        )
+        if not paired[metric].measured:
+            ax.text(
+                x[i],
+                0.12,
+                f"n/a\nno {ITEM_TYPE_OF[metric]} item",
+                ha="center",
+                va="bottom",
+                fontsize=9,
+                color="#404040",
+                gid=f"na/{metric}",
+                **LITERAL,
+            )
+    handles.append(Line2D([], [], color="black", linestyle="--", label="threshold"))
+    if any(bar.get_facecolor() == to_rgba(_BLOCKING_COLOR) for bar in ax.patches):
+        handles.append(Patch(color=_BLOCKING_COLOR, label="blocks the release"))
+    ticks = [
+        f"{metric}\n(threshold {format_fraction(ev.thresholds[metric])})"
+        for metric in RATE_METRICS
+    ]
+    ax.set_xticks(x, ticks)
+    ax.set_ylim(0, 1.18)
+    ax.set_yticks(np.linspace(0, 1, 6))
+    ax.set_ylabel("rate")
+    ax.set_title(
+        f"{ev.baseline} \u2192 {ev.candidate}: {_verdict_word(ev)}",
+        **LITERAL,
+    )
+    legend = ax.legend(
+        handles=handles,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.18),
+        ncol=4,
+        frameon=False,
+        fontsize=9,
+    )
+    literal_legend(legend)
+    literal_axes(ax)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
+    """The outcome of every check of every item, as drawn by :func:`plot_item_grid`.
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+    versions : sequence of str, optional
+        Version labels, default the baseline and the candidate.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``item_id`` (golden order), one column per (version,
+        check) with check in ``correct``, ``cited``, ``refused``, holding one
+        of :data:`OUTCOMES`: ``pass``; ``fail``; ``violation`` (a REFUSE item
+        answered); ``missing`` (no result line); ``n/a`` (the check does not
+        apply to the item's type). With repeated trials a cell is ``pass``
+        when every trial of the item passes the check, else ``fail`` (for
+        ``refused``: ``violation``, the item answered in at least one trial,
+        as the gate counts violations).
+    """
+    ev = _evaluation(evaluation)
+    grid = ev._all_versions_grid
+    if grid.trials is not None:
+        return _trial_grid_outcomes(ev, grid, versions)
+    versions = list((ev.baseline, ev.candidate) if versions is None else versions)
+    items = ev.items
+    unknown = [v for v in versions if v not in items["version"].cat.categories]
+    if unknown:
+        raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
+    labels = np.array(OUTCOMES, dtype=object)
+    columns = {}
+    index = pd.Index(ev.data.golden["item_id"], name="item_id")
+    for version in versions:
+        rows = items[items["version"] == version]
+        missing = rows["missing"].to_numpy(dtype=bool)
+        for check, column in GRID_CHECKS.items():
+            value = rows[column]
+            applies = value.notna().to_numpy(dtype=bool)
+            passed = value.fillna(False).to_numpy(dtype=bool)
+            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
+            code = np.where(passed, OUTCOMES.index("pass"), failed)
+            code = np.where(missing, OUTCOMES.index("missing"), code)
+            code = np.where(applies, code, OUTCOMES.index("n/a"))
+            columns[(version, check)] = labels[code]
+    frame = pd.DataFrame(columns, index=index)
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
+    return frame
+
+
+_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
+
+
+def _trial_grid_outcomes(evaluation, grid, versions) -> pd.DataFrame:
+    """:func:`item_grid_outcomes` of an evaluation with repeated trials: every trial counts."""
+    versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
+    unknown = [v for v in versions if v not in grid.versions]
+    if unknown:
+        raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
+    shape = grid.row_of.shape
+    trials = grid.trials.reshape(shape)
+    is_answer = evaluation.data.golden_columns.is_answer
+    labels = np.array(OUTCOMES, dtype=object)
+    columns = {}
+    for version in versions:
+        v = grid.versions.index(version)
+        n = trials[v]
+        for check, metric in _CHECK_METRIC.items():
+            k = grid.passes[metric].reshape(shape)[v]
+            applies = is_answer if check != "refused" else ~is_answer
+            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
+            code = np.where(k == n, OUTCOMES.index("pass"), failed)
+            code = np.where(n == 0, OUTCOMES.index("missing"), code)
+            code = np.where(applies, code, OUTCOMES.index("n/a"))
+            columns[(version, check)] = labels[code]
+    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
+    frame = pd.DataFrame(columns, index=index)
+    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
+    return frame
+
+
+def plot_item_grid(
+    evaluation: Evaluation | InputSource,
+    ax: Axes | None = None,
+    *,
+    versions: Sequence[str] | None = None,
+    max_items: int = GRID_MAX_ITEMS,
+) -> Axes:
+    """Items down, checks across: pass / fail / violation / missing per cell.
+
+    Columns are ``correct``, ``cited`` and ``refused`` for each version
+    (baseline first), separated by a white gap. ``correct`` and ``cited``
+    apply to ANSWER items, ``refused`` to REFUSE items (an answered REFUSE
+    item is a violation); other cells are ``n/a``. With ``ax=None`` the figure
+    grows with the number of items up to 14 inches; item labels are thinned
+    so they never overlap (every item labelled up to about 60 items, then
+    every 2nd, 3rd, ... as the axis label says).
+
+    Above ``max_items`` items (default :data:`GRID_MAX_ITEMS`, 200) one cell
+    per item would be thinner than a pixel, so the chart shows instead, per
+    (version, check), one horizontal bar split into the number of items of
+    each outcome (``n/a`` cells left out), with the counts written on it. The
+    per-item outcomes stay available from :func:`item_grid_outcomes`.
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+    ax : matplotlib.axes.Axes, optional
+    versions : sequence of str, optional
+        Version labels to show, default the baseline and the candidate.
+    max_items : int
+        The largest golden set drawn item by item.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Item by item: one image (``gid`` ``"item-grid"``) whose array holds
+        the index of each cell's outcome in :data:`OUTCOMES`. Aggregated:
+        bar segments with ``gid`` ``"count/<version>/<check>/<outcome>"``
+        (width = the number of items).
+    """
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    outcomes = item_grid_outcomes(evaluation, versions)
+    n_items, n_cols = outcomes.shape
+    if n_items > max_items:
+        return _plot_outcome_counts(outcomes, ax)
+    n_checks = len(GRID_CHECKS)
+    figsize = (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items)))
+    ax = new_axes(ax, figsize)
+    codes = np.zeros((n_items, n_cols), dtype=int)
+    for k, outcome in enumerate(OUTCOMES):
+        codes[outcomes.to_numpy() == outcome] = k
+    cmap = ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES])
+    norm = BoundaryNorm(np.arange(len(OUTCOMES) + 1) - 0.5, len(OUTCOMES))
+    ax.imshow(
+        codes,
+        cmap=cmap,
+        norm=norm,
+        aspect="auto",
+        interpolation="nearest",
+        extent=(-0.5, n_cols - 0.5, n_items - 0.5, -0.5),
+        gid="item-grid",
+    )
+    # White gaps: thin between cells while they are big enough, thick between versions.
+    if n_items <= 80:
+        for y in np.arange(n_items + 1) - 0.5:
+            ax.axhline(y, color="white", linewidth=0.6)
+        for xpos in np.arange(n_cols + 1) - 0.5:
+            ax.axvline(xpos, color="white", linewidth=0.6)
+    for xpos in np.arange(n_checks, n_cols, n_checks) - 0.5:
+        ax.axvline(xpos, color="white", linewidth=4)
+
+    ax.xaxis.tick_top()
+    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
+    labels = [f"{version}\n{check}" for version, check in columns]
+    ax.set_xticks(np.arange(n_cols), labels, fontsize=8)
+    fontsize = 8 if n_items <= 60 else 7
+    fig = cast("Figure", ax.get_figure(root=True))
+    height_pt = ax.get_position().height * fig.get_figheight() * 72
+    max_labels = max(1, int(height_pt / (fontsize * 1.35)))
+    step = max(1, math.ceil(n_items / max_labels))
+    rows = np.arange(0, n_items, step)
+    ax.set_yticks(rows, [outcomes.index[int(i)] for i in rows], fontsize=fontsize)
+    ax.tick_params(length=0)
+    ax.set_ylabel("item" if step == 1 else f"item (every {ordinal(step)} labelled)")
+    ax.set_xlim(-0.5, n_cols - 0.5)
+    ax.set_ylim(n_items - 0.5, -0.5)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    _outcome_legend(ax, OUTCOMES, 1.02, edgecolor="#bdbdbd")
+    literal_axes(ax)
+    return ax
+
+
+def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
+    """The aggregated item grid: items per outcome for each (version, check)."""
+
+    n_items, n_cols = outcomes.shape
+    ax = new_axes(ax, (9, 1.6 + 0.45 * n_cols))
+    shown = [o for o in OUTCOMES if o != "n/a"]
+    y = np.arange(n_cols)
+    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
+    for row, (version, check) in enumerate(columns):
+        column = outcomes[(version, check)].to_numpy()
+        counts = {o: int(np.count_nonzero(column == o)) for o in shown}
+        total = max(1, sum(counts.values()))
+        left = 0
+        for outcome in shown:
+            n = counts[outcome]
+            (bar,) = ax.barh(y[row], n, 0.7, left=left, color=OUTCOME_COLORS[outcome])
+            bar.set_gid(f"count/{version}/{check}/{outcome}")
+            if n and n / total >= 0.06:
+                ax.text(
+                    left + n / 2,
+                    y[row],
+                    f"{n:,}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if outcome != "missing" else "black",
+                    **LITERAL,
+                )
+            left += n
+        if not sum(counts.values()):
+            ax.text(0, y[row], "  n/a: no item of this type", va="center", fontsize=7, **LITERAL)
+    ax.set_yticks(y, [f"{version} {check}" for version, check in columns], fontsize=8)
+    ax.set_ylim(n_cols - 0.5, -0.5)
+    ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
+    ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
+    _outcome_legend(ax, shown, 1.01)
+    literal_axes(ax)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
+    """Items that flipped between the versions, per metric.
+
+    One row per metric: regressed items (passed in the baseline, fail in
+    the candidate) as a bar to the left, fixed items as a bar to the right;
+    each bar has its count at its end and its item ids under it (the first
+    six, then ``+N more``). Items with no result in a version are
+    ``missing``: never drawn as fixed or regressed, they are named in grey
+    at the right of their metric's row. With repeated trials each metric's
+    label also counts its ``mixed`` items. Counts and ids are those of
+    ``evaluation.paired`` (the :func:`buddy_eval.item_changes` table).
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars have ``gid`` ``"regressed/<metric>"`` (width = minus the count)
+        and ``"fixed/<metric>"`` (width = the count); the counts and id lists
+        are texts with ``gid`` ``"count/<change>/<metric>"`` and
+        ``"ids/<change>/<metric>"`` (``change`` also ``missing``).
+    """
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ev = _evaluation(evaluation)
+    ax = new_axes(ax, (9, 3.6))
+    paired = ev.paired
+    y = np.arange(len(paired.metrics))
+    biggest = max(
+        1, *(m.count(change) for m in paired.metrics for change in ("fixed", "regressed"))
+    )
+    for i, m in enumerate(paired.metrics):
+        for change, sign, color in (
+            ("regressed", -1, _REGRESSED_COLOR),
+            ("fixed", 1, _FIXED_COLOR),
+        ):
+            ids = m.ids[change]
+            (bar,) = ax.barh(
+                y[i] - 0.12, sign * len(ids), 0.42, color=color, label=change if i == 0 else None
+            )
+            bar.set_gid(f"{change}/{m.metric}")
+            align = "left" if sign > 0 else "right"
+            ax.text(
+                sign * (len(ids) + biggest * 0.02),
+                y[i] - 0.12,
+                str(len(ids)),
+                ha=align,
+                va="center",
+                fontsize=8,
+                gid=f"count/{change}/{m.metric}",
+                **LITERAL,
+            )
+            if ids:
+                # The ids go under the bar, from the zero line outwards.
+                ax.text(
+                    sign * biggest * 0.02,
+                    y[i] + 0.26,
+                    format_id_list(ids, _MAX_IDS_PER_BAR),
+                    ha=align,
+                    va="center",
+                    fontsize=7,
+                    color="#404040",
+                    gid=f"ids/{change}/{m.metric}",
+                    **LITERAL,
+                )
+        if m.missing:
+            ax.text(
+                1.01,
+                y[i] - 0.12,
+                f"{m.missing} missing (not paired)",
+                transform=ax.get_yaxis_transform(),
+                ha="left",
+                va="center",
+                fontsize=7,
+                color=_NA_COLOR,
+                gid=f"count/missing/{m.metric}",
+                **LITERAL,
+            )
+            ax.text(
+                1.01,
+                y[i] + 0.2,
+                format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR),
+                transform=ax.get_yaxis_transform(),
+                ha="left",
+                va="center",
+                fontsize=7,
+                color=_NA_COLOR,
+                gid=f"ids/missing/{m.metric}",
+                **LITERAL,
+            )
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlim(-biggest * 1.15, biggest * 1.15)
+    ax.set_ylim(len(paired.metrics) - 0.45, -0.55)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
+    # With repeated trials the items whose rate moved too little to call are counted too.
+    ax.set_yticks(
+        y,
+        [
+            m.metric + (f"\n({m.count('mixed')} mixed)" if "mixed" in m.ids else "")
+            for m in paired.metrics
+        ],
+    )
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel(
+        f"\u2190 regressed (passed in {ev.baseline})    items    "
+        f"fixed (pass in {ev.candidate}) \u2192",
+        **LITERAL,
+    )
+    if not any(m.count("fixed") or m.count("regressed") for m in paired.metrics):
+        ax.text(
+            0.5,
+            0.5,
+            "no item changed",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            **LITERAL,
+        )
+    ax.set_title(
+        f"Items that changed: {ev.baseline} \u2192 {ev.candidate}", **LITERAL
+    )
+    legend = ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=8
+    )
+    literal_legend(legend)
+    literal_axes(ax)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    return ax
+
+
+def _is_na(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Paired differences per metric with their intervals.
+
+    Each metric is a row: the interval from ``diff_ci_low`` to
+    ``diff_ci_high`` as a line, ``diff`` as a dot (filled when
+    ``ready_for_decision``, hollow and grey otherwise) and the ``note``
+    (wrapped) under it. A row whose ``diff`` is NA reads ``not computed``; a missing
+    interval draws the dot alone. A vertical line marks 0 (no change). With
+    a ``diff_method`` column (as ``evaluation.comparison`` has), the title
+    names the interval method of the ready metrics.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame, or Evaluation, EvalInput or path
+        One row per metric with the columns ``metric``, ``diff``,
+        ``diff_ci_low``, ``diff_ci_high`` (candidate minus baseline; NA where
+        not computed), ``ready_for_decision`` (bool) and ``note`` (str or NA),
+        as ``evaluation.comparison``; an evaluation (or an input, evaluated
+        with the default labels) draws its ``comparison``.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Dots have ``gid`` ``"diff/<metric>"``, intervals
+        ``"interval/<metric>"``, not-computed labels ``"na/<metric>"``, notes
+        ``"note/<metric>"``.
+
+    Raises
+    ------
+    InputError
+        When ``comparison`` is not a DataFrame with those columns.
+    """
+    if isinstance(comparison, dict):
+        raise InputError(f"expected a comparison DataFrame, got {type(comparison).__name__}")
+    if not isinstance(comparison, pd.DataFrame):
+        comparison = _evaluation(comparison).comparison
+    absent = [c for c in _COMPARISON_COLUMNS if c not in comparison.columns]
+    if absent:
+        raise InputError(
+            f"comparison DataFrame lacks column(s) {', '.join(map(repr, absent))}; "
+            f"expected {', '.join(_COMPARISON_COLUMNS)}"
+        )
+    n = len(comparison)
+    ax = new_axes(ax, (8, 1.4 + 0.75 * max(n, 1)))
+    rows = comparison.reset_index(drop=True)
+    y = np.arange(n)
+    shown_ready = shown_waiting = False
+    for i, (_, row) in enumerate(rows.iterrows()):  # rows has a fresh 0..n-1 index
+        metric = str(row["metric"])
+        ready = not _is_na(row["ready_for_decision"]) and bool(row["ready_for_decision"])
+        color = VERSION_COLORS[1] if ready else _NA_COLOR
+        note = "" if _is_na(row["note"]) else str(row["note"])
+        if _is_na(row["diff"]):
+            ax.text(
+                0,
+                y[i],
+                "not computed",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="#404040",
+                gid=f"na/{metric}",
+                **LITERAL,
+            )
+        else:
+            diff = float(row["diff"])
+            low, high = row["diff_ci_low"], row["diff_ci_high"]
+            if not (_is_na(low) or _is_na(high)):
+                ax.plot(
+                    [float(low), float(high)],
+                    [y[i], y[i]],
+                    color=color,
+                    linewidth=2.5,
+                    solid_capstyle="butt",
+                    gid=f"interval/{metric}",
+                )
+            if ready:
+                label, shown_ready = (None if shown_ready else "ready for decision"), True
+            else:
+                label, shown_waiting = (None if shown_waiting else "not ready"), True
+            ax.plot(
+                [diff],
+                [y[i]],
+                marker="o",
+                markersize=7,
+                linestyle="none",
+                color=color,
+                markerfacecolor=color if ready else "white",
+                label=label,
+                gid=f"diff/{metric}",
+            )
+        if note:
+            # Under the row, from the left edge: notes can be a sentence long.
+            ax.text(
+                0.01,
+                y[i] + 0.32,
+                textwrap.fill(note, _NOTE_WIDTH),
+                transform=ax.get_yaxis_transform(),
+                ha="left",
+                va="center",
+                fontsize=7,
+                color="#404040",
+                gid=f"note/{metric}",
+                **LITERAL,
+            )
+    ends = [0.0]
+    for column in ("diff", "diff_ci_low", "diff_ci_high"):
+        ends += [float(v) for v in rows[column] if not _is_na(v)]
+    pad = max(0.05, (max(ends) - min(ends)) * 0.1)
+    ax.set_xlim(min(ends) - pad, max(ends) + pad)
+    ax.axvline(0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_yticks(y, [str(m) for m in rows["metric"]])
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylim(n - 0.4, -0.5)
+    ax.set_xlabel("paired difference, candidate \u2212 baseline")
+    title = "Paired differences with intervals"
+    if "diff_method" in rows.columns:  # named by the result, never assumed by the chart
+        ready_rows = rows["ready_for_decision"].fillna(False).astype(bool)
+        methods = [str(v) for v in rows.loc[ready_rows, "diff_method"].dropna().unique()]
+        if len(methods) == 1:
+            title += f"\n({methods[0]})"
+    ax.set_title(title, **LITERAL)
+    if shown_ready or shown_waiting:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    literal_axes(ax)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax
+
+
+#: Flaky items named on :func:`plot_trial_rates` before "and N more".
+_MAX_NAMED_FLAKY = 8
+
+
+def plot_trial_rates(
+    evaluation: Evaluation | InputSource, ax: Axes | None = None, *, metric: str = "correctness"
+) -> Axes:
+    """Per-item pass rates over repeated trials: baseline (x) against candidate (y).
+
+    One point per item with trials in both versions; flaky items (trials that
+    disagree within a version) are highlighted and named. Points above the
+    diagonal improved, points below it got worse. The legend sits under the
+    axes, so it never covers a point. Reads
+    :func:`buddy_eval.item_changes` only.
+
+    Parameters
+    ----------
+    evaluation : Evaluation, EvalInput or path
+        Loaded with repeated trials (``load(path, trials=True)``).
+    ax : matplotlib.axes.Axes, optional
+    metric : str
+        ``correctness`` (default), ``citation`` or ``refusal``; by name, so
+        every ``plot_*`` takes its data, then ``ax``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    InputError
+        When ``metric`` is not a rate metric or the input has no repeated trials.
+    """
+    ev = _evaluation(evaluation)
+    if metric not in RATE_METRICS:
+        allowed = ", ".join(RATE_METRICS)
+        raise InputError(f"metric must be one of {allowed}, got {metric!r}")
+    changes = ev.item_changes()
+    if "flaky" not in changes:
+        raise InputError(
+            "the ev has one result per item and version: no per-item trial rates "
+            "(load the input with trials=True, or run buddy-eval --trials)"
+        )
+    rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])
+    ax = new_axes(ax, (5.5, 6.0))
+    # Rates take few values: a small fixed spread keeps equal points apart.
+    spread = (np.arange(len(rows)) % 5 - 2) * 0.008
+    x = rows["baseline_rate"].to_numpy(dtype=float) + spread
+    y = rows["candidate_rate"].to_numpy(dtype=float) - spread
+    flaky = rows["flaky"].to_numpy(dtype=bool)
+    ax.plot([0, 1], [0, 1], color=_NA_COLOR, linestyle="--", linewidth=1)
+    consistent = f"consistent ({int((~flaky).sum())})"
+    ax.scatter(x[~flaky], y[~flaky], color=VERSION_COLORS[1], alpha=0.6, label=consistent)
+    ax.scatter(
+        x[flaky], y[flaky], color=_REGRESSED_COLOR, alpha=0.8, label=f"flaky ({flaky.sum()})"
+    )
+    named = rows["item_id"][flaky].tolist()
+    for item, px, py in zip(named[:_MAX_NAMED_FLAKY], x[flaky], y[flaky], strict=False):
+        ax.annotate(item, (px, py), xytext=(3, 3), textcoords="offset points", fontsize=7,
+                    **LITERAL)  # fmt: skip
+    more = len(named) - _MAX_NAMED_FLAKY
+    title = f"{metric}: per-item pass rate over trials"
+    if more > 0:
+        title += f"\n({more} more flaky items not named)"
+    ax.set(
+        xlim=(-0.05, 1.05),
+        ylim=(-0.05, 1.05),
+        xlabel=f"{ev.baseline} (baseline) rate",
+        ylabel=f"{ev.candidate} (candidate) rate",
+        title=title,
+    )
+    # Under the axes, never over a point, whatever the metric's rates.
+    legend = ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False, fontsize=8
+    )
+    literal_legend(legend)
+    literal_axes(ax)
+    return ax

@@ -1,0 +1,265 @@
+"""Repeated trials: per-item pass rates, flaky items and item-level paired statistics.
+
+With ``--trials`` each golden item is run several times per version. An
+item's *rate* on a metric is the share of its trials that pass; the gate's
+rate is the mean of those over the items (:mod:`buddy_eval._scoring`). Here the
+two versions are compared item by item on those rates, with the **items** as
+the units: trials of one item are not independent observations, so every
+interval and test is over per-item differences (:mod:`buddy_eval.stats`).
+
+The change label of an item with trials comes from its two rates:
+
+- ``both pass`` / ``both fail``: every trial passes (fails) in both versions;
+- ``fixed`` / ``regressed``: the candidate's rate is higher (lower) than the
+  baseline's by at least :data:`CHANGE_STEP` (half of the trials);
+- ``mixed``: any other move, too small to call (a flaky item that stayed
+  flaky, or moved by less than half its trials);
+- ``missing``: no trial in at least one version.
+
+With one trial per item the rates are 0 or 1 and the labels are exactly the
+one-trial labels. An item is *flaky* in a version when its trials disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._vocabulary import TRIAL_CHANGES
+from .stats import (
+    PAIRED_RATES_INTERVAL_METHOD,
+    is_ready,
+    item_variance_components,
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    more_trials_or_items,
+    paired_item_differences_test,
+    paired_rates_interval,
+)
+
+if TYPE_CHECKING:
+    from .stats import TrialPlan
+
+__all__ = [
+    "CHANGE_STEP",
+    "TrialComparison",
+    "TrialVersion",
+    "compare_trials",
+    "item_rate_changes",
+]
+
+#: How far an item's rate must move (a share of its trials) to count as fixed or regressed.
+CHANGE_STEP = Fraction(1, 2)
+
+_CODE = {label: k for k, label in enumerate(TRIAL_CHANGES)}
+
+
+def item_rate_changes(
+    base_n: np.ndarray, base_k: np.ndarray, cand_n: np.ndarray, cand_k: np.ndarray
+) -> np.ndarray:
+    """The change code (index into ``TRIAL_CHANGES``) of every item from its trial counts.
+
+    Parameters
+    ----------
+    base_n, cand_n : numpy.ndarray of int
+        Trials per item in the baseline and the candidate (0: missing).
+    base_k, cand_k : numpy.ndarray of int
+        Passing trials per item.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+    """
+    present = (base_n > 0) & (cand_n > 0)
+    all_b, none_b = base_k == base_n, base_k == 0
+    all_c, none_c = cand_k == cand_n, cand_k == 0
+    # rate_c - rate_b = moved / (n_b n_c); compare with CHANGE_STEP in exact integers
+    moved = cand_k.astype(np.int64) * base_n - base_k.astype(np.int64) * cand_n
+    step = base_n.astype(np.int64) * cand_n * CHANGE_STEP.numerator
+    moved = moved * CHANGE_STEP.denominator
+    return np.select(
+        [~present, all_b & all_c, none_b & none_c, moved >= step, -moved >= step],
+        [_CODE[c] for c in ("missing", "both pass", "both fail", "fixed", "regressed")],
+        default=_CODE["mixed"],
+    ).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class TrialVersion:
+    """One version's repeated trials on one metric.
+
+    Attributes
+    ----------
+    version : str
+    items : int
+        Items with at least one trial.
+    trials : int
+        Trials in all.
+    k : int or None
+        The ``k`` of :attr:`pass_at_k` and :attr:`pass_hat_k`: the fewest
+        trials any item of the pair has (None when no item has a trial).
+    pass_at_k, pass_hat_k : Fraction or None
+        Unbiased pass@k (at least one of k trials passes) and pass^k (all k
+        pass) from each item's trials, averaged over items.
+    within_share : Fraction or None
+        Share of the trial-to-trial variance that is within items (one-way
+        ANOVA), exact; None when undefined.
+    within, between : float or None
+        The variance components behind it.
+    trials_per_item : float or None
+        Harmonic mean of the items' trial counts (what the "next" line uses).
+    """
+
+    version: str
+    items: int
+    trials: int
+    k: int | None
+    pass_at_k: Fraction | None
+    pass_hat_k: Fraction | None
+    within_share: Fraction | None
+    within: float | None
+    between: float | None
+    trials_per_item: float | None = None
+
+
+@dataclass(frozen=True)
+class TrialComparison:
+    """The candidate against the baseline on per-item rates, items as the units.
+
+    Attributes
+    ----------
+    n_items : int
+        Items with trials in both versions (what readiness counts).
+    mean_diff : Fraction or None
+        Mean over those items of candidate rate minus baseline rate, exact.
+    diff_ci : tuple of float or None
+        Newcombe hybrid score interval on the mean item rates (see
+        :func:`buddy_eval.stats.paired_rates_interval`); None when not ready.
+    p_value : float or None
+        Two-sided sign-flip test on the per-item differences; None when not ready.
+    test_method : str or None
+        How the p-value was computed (exact enumeration or approximation).
+    baseline, candidate : TrialVersion
+    flaky_ids : tuple of str
+        Items whose trials disagree in at least one of the two versions.
+    plan : TrialPlan or None
+        Whether more items or more trials would narrow the candidate's
+        interval more (standard errors of its mean rate under the two-stage
+        model, trials per item as their harmonic mean).
+    item_rates : tuple of (str, Fraction or None, Fraction or None)
+        Every item's rate in the baseline and the candidate (None: no trial).
+    """
+
+    n_items: int
+    mean_diff: Fraction | None
+    diff_ci: tuple[float, float] | None
+    p_value: float | None
+    test_method: str | None
+    baseline: TrialVersion
+    candidate: TrialVersion
+    flaky_ids: tuple[str, ...]
+    plan: TrialPlan | None
+    item_rates: tuple = ()
+
+    interval_method = PAIRED_RATES_INTERVAL_METHOD
+
+    @property
+    def paired_rates(self) -> tuple[list[Fraction], list[Fraction]]:
+        """Baseline and candidate rate of every item with trials in both versions, exact."""
+        return _paired(self.item_rates)
+
+
+def _version(version, n, k, kk) -> TrialVersion:
+    tried = n > 0
+    pairs = list(zip(n[tried].tolist(), k[tried].tolist(), strict=True))
+    parts = item_variance_components([[1] * c + [0] * (m - c) for m, c in pairs]) if pairs else None
+    return TrialVersion(
+        version=version,
+        items=int(tried.sum()),
+        trials=int(n.sum()),
+        k=kk,
+        pass_at_k=mean_pass_at_k(pairs, kk) if kk else None,
+        pass_hat_k=mean_pass_hat_k(pairs, kk) if kk else None,
+        within_share=None if parts is None else parts.exact_share,
+        within=None if parts is None else parts.within,
+        between=None if parts is None else parts.between,
+        trials_per_item=None if parts is None else parts.trials_per_item,
+    )
+
+
+def _paired(item_rates) -> tuple[list[Fraction], list[Fraction]]:
+    """Baseline and candidate rate of every item with trials in both versions."""
+    pairs = [(b, c) for _, b, c in item_rates if b is not None and c is not None]
+    return [b for b, _ in pairs], [c for _, c in pairs]
+
+
+def compare_trials(
+    baseline: str,
+    candidate: str,
+    base_n: np.ndarray,
+    base_k: np.ndarray,
+    cand_n: np.ndarray,
+    cand_k: np.ndarray,
+    item_ids: list[str],
+    min_paired: int,
+    confidence: float,
+) -> TrialComparison:
+    """Item-level paired statistics of per-item rates (one metric).
+
+    Parameters
+    ----------
+    baseline, candidate : str
+    base_n, base_k, cand_n, cand_k : numpy.ndarray
+        Trials and passing trials per item of the metric's type (0 trials:
+        no result).
+    item_ids : list of str
+        The items, in the same order.
+    min_paired : int
+        Readiness: items with trials in both versions needed for a p-value
+        and an interval.
+    confidence : float
+
+    Returns
+    -------
+    TrialComparison
+    """
+    rates = tuple(
+        (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)
+        for i, nb, kb, nc, kc in zip(
+            item_ids,
+            base_n.tolist(),
+            base_k.tolist(),
+            cand_n.tolist(),
+            cand_k.tolist(),
+            strict=True,
+        )
+    )
+    base_rates, cand_rates = _paired(rates)
+    diffs = [c - b for b, c in zip(base_rates, cand_rates, strict=True)]
+    ready = is_ready(len(diffs), min_paired)
+    both = (base_n > 0) & (cand_n > 0)
+    kk = int(min(base_n[both].min(), cand_n[both].min())) if both.any() else None
+    alpha = float(1 - Fraction(str(confidence)))
+    test = paired_item_differences_test(diffs, alpha) if ready else None
+    flaky = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    base = _version(baseline, base_n, base_k, kk)
+    cand = _version(candidate, cand_n, cand_k, kk)
+    plan = None
+    # No variance at all (every trial of every item agrees): nothing to narrow, no plan.
+    if cand.within and cand.between is not None and cand.trials_per_item:
+        plan = more_trials_or_items(cand.within, cand.between, cand.items, cand.trials_per_item)
+    return TrialComparison(
+        item_rates=rates,
+        n_items=len(diffs),
+        mean_diff=sum(diffs, Fraction(0)) / len(diffs) if diffs else None,
+        diff_ci=paired_rates_interval(base_rates, cand_rates, confidence) if ready else None,
+        p_value=test.p_value if test else None,
+        test_method=test.method if test else None,
+        baseline=base,
+        candidate=cand,
+        flaky_ids=tuple(i for i, f in zip(item_ids, flaky.tolist(), strict=True) if f),
+        plan=plan,
+    )

@@ -1,0 +1,136 @@
+"""Evaluate every check of every run record at once.
+
+The golden checks and the run records are joined into one long table, one row
+per (run, golden task, check), and each check type is evaluated over the whole
+table with column operations. A check passes, fails, or is unknown:
+
+- ``contains`` / ``not_contains``: case-sensitive literal substring test on
+  ``result_text``. An empty or missing ``result_text`` fails both (it is not
+  unknown, and an empty answer does not pass ``not_contains``).
+- ``status_completed``: ``status == "completed"`` exactly.
+- ``max_tokens``: ``total_tokens <= value``; unknown when ``total_tokens`` is
+  missing.
+- ``max_cost_usd``: ``usd_micros <= value x 1,000,000`` compared exactly;
+  unknown when ``usd_micros`` is missing or ``unpriced_tokens > 0``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._record_rules import STRING_CHECKS
+
+__all__ = ["OUTCOMES", "OUTCOME_DTYPE", "UNKNOWN_REASONS", "evaluate_checks"]
+
+OUTCOMES = ("pass", "fail", "unknown")
+OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
+UNKNOWN_REASONS = ("total_tokens missing", "usd_micros missing", "unpriced_tokens > 0")
+
+_RECORD_COLUMNS = [
+    "run",
+    "golden_id",
+    "task_id",
+    "position",
+    "status",
+    "result_text",
+    "total_tokens",
+    "usd_micros",
+    "unpriced_tokens",
+]
+_CHECK_COLUMNS = ["golden_id", "check_index", "check_type", "value", "text", "limit"]
+
+
+def _substring_found(texts: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``needle in text`` for each row, literal and case-sensitive.
+
+    Each row has its own pattern and no column kernel tests a column of
+    strings against a column of patterns, so the test itself is Python's
+    ``in`` per row; callers pass only the string-check rows with text.
+    """
+    return np.fromiter(
+        (n in t for n, t in zip(needles.tolist(), texts.tolist(), strict=True)),
+        dtype=bool,
+        count=len(texts),
+    )
+
+
+def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame:
+    """Outcome of every check for every record whose golden task is known.
+
+    Parameters
+    ----------
+    checks : pandas.DataFrame
+        :attr:`GoldenSet.checks <buddy_eval.tasks._record_rules.GoldenSet>`.
+    records : pandas.DataFrame
+        Run records (:attr:`RunRecords.records
+        <buddy_eval.tasks._record_rules.RunRecords>`, or several runs'
+        concatenated). Records whose ``golden_id`` has no checks are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (record, check), records in input order, checks in task
+        order; neither input is modified:
+
+        - ``run`` (category): the run label.
+        - ``golden_id`` (str), ``task_id`` (str).
+        - ``check_index`` (int64): 1-based position of the check in its task.
+        - ``check_type`` (category of the five check types).
+        - ``value`` (str): the check's value as written; NA for
+          ``status_completed``.
+        - ``outcome`` (category ``pass``/``fail``/``unknown``).
+        - ``unknown_reason`` (str): ``total_tokens missing``,
+          ``usd_micros missing`` or ``unpriced_tokens > 0``; NA unless unknown.
+    """
+    long = records[_RECORD_COLUMNS].merge(
+        checks[_CHECK_COLUMNS], on="golden_id", how="inner", sort=False, validate="many_to_many"
+    )
+    long = long.sort_values(["run", "position", "check_index"], kind="stable", ignore_index=True)
+    kind = long["check_type"].astype(str).to_numpy()
+    n = len(long)
+
+    # String checks: non-empty text required; the substring test only where it matters.
+    text = long["result_text"]
+    has_text = (text.notna() & (text.str.len() > 0)).to_numpy(dtype=bool)
+    is_string = np.isin(kind, STRING_CHECKS)
+    found = np.zeros(n, dtype=bool)
+    probe = is_string & has_text
+    found[probe] = _substring_found(
+        text.to_numpy(dtype=object)[probe], long["text"].to_numpy(dtype=object)[probe]
+    )
+
+    limit = long["limit"]
+    tokens, usd, unpriced = long["total_tokens"], long["usd_micros"], long["unpriced_tokens"]
+    passed = {
+        "contains": has_text & found,
+        "not_contains": has_text & ~found,
+        "status_completed": (long["status"] == "completed").to_numpy(dtype=bool),
+        "max_tokens": (tokens <= limit).fillna(False).to_numpy(dtype=bool),
+        "max_cost_usd": (usd <= limit).fillna(False).to_numpy(dtype=bool),
+    }
+    tokens_missing = (kind == "max_tokens") & tokens.isna().to_numpy(dtype=bool)
+    cost = kind == "max_cost_usd"
+    usd_missing = cost & usd.isna().to_numpy(dtype=bool)
+    partly_unpriced = cost & ~usd_missing & (unpriced > 0).fillna(False).to_numpy(dtype=bool)
+    unknown = tokens_missing | usd_missing | partly_unpriced
+
+    ok = np.select([kind == k for k in passed], list(passed.values()), default=False)
+    outcome = np.where(unknown, 2, np.where(ok, 0, 1))
+    reason = np.select(
+        [tokens_missing, usd_missing, partly_unpriced],
+        list(UNKNOWN_REASONS),
+        default=np.array(None, dtype=object),
+    )
+    return pd.DataFrame(
+        {
+            "run": long["run"],
+            "golden_id": long["golden_id"],
+            "task_id": long["task_id"],
+            "check_index": long["check_index"].astype("int64"),
+            "check_type": long["check_type"],
+            "value": long["value"],
+            "outcome": pd.Categorical.from_codes(outcome, dtype=OUTCOME_DTYPE),
+            "unknown_reason": pd.Series(reason, dtype="str"),
+        }
+    )

@@ -1,0 +1,466 @@
+"""Compare run A with run B over the golden tasks.
+
+Pairs are golden tasks with a record in both runs. A pair enters the paired
+statistics only when both tasks have a score (at least one measured check);
+pairs where either side has no score are listed apart, never counted as 0.
+Deltas are B minus A, computed exactly from the integer counts.
+
+Below :data:`buddy_eval.stats.MIN_PAIRED` scored pairs (the readiness rule
+the release gate uses too) the comparison is not ready for a decision and no
+significance figure is computed at all. From there on: a two-sided Wilcoxon signed-rank test on the
+per-task score deltas (``scipy.stats.wilcoxon`` with its defaults, so zero
+deltas are dropped; when every delta is zero there is no difference to test
+and the p-value is 1.0) and the exact McNemar test on ``all_pass`` of the shared paired core
+(:meth:`buddy_eval.stats.PairedTable.mcnemar`). scipy is imported only then.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError
+from .._paired_settings import Settings
+from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
+from ._checks import evaluate_checks
+from ._loading import load_golden, load_run
+from ._record_rules import GoldenSet, RunRecords, check_labels, describe
+from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+
+__all__ = [
+    "CHANGES",
+    "PairedSummary",
+    "TaskComparison",
+    "compare_runs",
+    "pair_tasks",
+    "summarize_pairs",
+    "wilcoxon_p_value",
+]
+
+CHANGES = ("win", "tie", "loss")
+MAX_LISTED_WARNINGS = 10
+
+
+@dataclass(frozen=True)
+class PairedSummary:
+    """Paired statistics of B against A over golden tasks scored in both runs.
+
+    Attributes
+    ----------
+    n : int
+        Scored pairs: the n of every figure below and of the readiness rule.
+    present_n : int
+        Golden tasks with a record in both runs (scored or not).
+    unscored_ids : tuple of str
+        Golden tasks in both runs left out because a side has no score.
+    mean_delta : Fraction or None
+        Mean of B minus A per-task scores, exact; None when n is 0.
+    wins, ties, losses : int
+        Pairs where B scored higher than, the same as, lower than A.
+    fully_measured_n : int
+        Pairs fully measured in both runs (no unknown check on either side).
+    all_pass_a_only, all_pass_b_only, all_pass_both, all_pass_neither : int
+        The 2 x 2 table of ``all_pass``; the first two are McNemar's
+        discordant pairs.
+    ready_for_decision : bool
+        Enough scored pairs (:func:`buddy_eval.stats.is_ready`).
+    p_value, mcnemar_p_value : float or None
+        Wilcoxon signed-rank and exact McNemar p-values; None when not ready.
+    p_value_method : str or None
+        How the signed-rank p-value was computed (exact sign-flip
+        enumeration, or the tie-corrected normal approximation for many
+        non-zero deltas); None when not ready.
+    sign_test_p_value : float or None
+        Exact two-sided sign test on wins against losses; None when not ready.
+    p_value_holm, mcnemar_p_value_holm : float or None
+        The two tests' p-values Holm-adjusted for being read together.
+    """
+
+    n: int
+    present_n: int
+    unscored_ids: tuple[str, ...]
+    mean_delta: Fraction | None
+    wins: int
+    ties: int
+    losses: int
+    fully_measured_n: int
+    all_pass_a_only: int
+    all_pass_b_only: int
+    all_pass_both: int
+    all_pass_neither: int
+    ready_for_decision: bool
+    p_value: float | None
+    mcnemar_p_value: float | None
+    min_n: int = MIN_PAIRED
+    p_value_method: str | None = None
+    sign_test_p_value: float | None = None
+    p_value_holm: float | None = None
+    mcnemar_p_value_holm: float | None = None
+
+    @property
+    def ready(self) -> bool:
+        """The gate's name for :attr:`ready_for_decision`."""
+        return self.ready_for_decision
+
+    @property
+    def min_paired(self) -> int:
+        """The gate's name for :attr:`min_n` (as in :class:`~buddy_eval.Settings`)."""
+        return self.min_n
+
+    @property
+    def all_pass(self) -> PairedTable:
+        """The ``all_pass`` 2x2 table in the paired core's terms (A baseline, B candidate)."""
+        return PairedTable(
+            both_pass=self.all_pass_both,
+            fixed=self.all_pass_b_only,
+            regressed=self.all_pass_a_only,
+            both_fail=self.all_pass_neither,
+        )
+
+
+def pair_tasks(
+    scores: pd.DataFrame, label_a: str, label_b: str, golden_ids: list[str] | None = None
+) -> pd.DataFrame:
+    """Pair the per-task scores of two runs over golden tasks present in both.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`buddy_eval.tasks._scoring.score_tasks` holding both runs.
+    label_a, label_b : str
+        The runs compared; deltas are B minus A.
+    golden_ids : list of str, optional
+        Golden order for the rows. Default: order of run A's records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per golden task with a record in both runs:
+
+        - ``golden_id`` (str), ``task_id_a``, ``task_id_b`` (str).
+        - ``passed_a``, ``measured_a``, ``passed_b``, ``measured_b`` (int64).
+        - ``score_a``, ``score_b`` (Float64): NA when that side has no score.
+        - ``both_scored`` (bool): both sides have a score.
+        - ``delta`` (Float64): score_b - score_a, from the exact fractions;
+          NA unless both_scored.
+        - ``change`` (category ``win``/``tie``/``loss``): B higher, equal,
+          lower; NA unless both_scored.
+        - ``all_pass_a``, ``all_pass_b`` (boolean): NA when unscored.
+        - ``fully_measured_a``, ``fully_measured_b`` (bool).
+    """
+    cols = ["golden_id", "task_id", "passed", "measured", "score", "all_pass", "fully_measured"]
+    a = scores.loc[scores["run"] == label_a, cols]
+    b = scores.loc[scores["run"] == label_b, cols]
+    pairs = a.merge(b, on="golden_id", how="inner", suffixes=("_a", "_b"), validate="one_to_one")
+    if golden_ids is not None:
+        order = pd.Index(golden_ids).get_indexer(pd.Index(pairs["golden_id"]))
+        pairs = pairs.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
+    pa_, ma = pairs["passed_a"].to_numpy(np.int64), pairs["measured_a"].to_numpy(np.int64)
+    pb, mb = pairs["passed_b"].to_numpy(np.int64), pairs["measured_b"].to_numpy(np.int64)
+    both = (ma > 0) & (mb > 0)
+    num = pb * ma - pa_ * mb
+    den = np.where(both, ma * mb, 1)
+    delta = pd.array(num / den, dtype="Float64")
+    delta[~both] = pd.NA
+    change = np.where(num > 0, 0, np.where(num == 0, 1, 2))
+    pairs["both_scored"] = both
+    pairs["delta"] = delta
+    pairs["change"] = pd.Categorical.from_codes(
+        np.where(both, change, -1), categories=pd.Index(list(CHANGES))
+    )
+    return pairs[
+        [
+            "golden_id",
+            "task_id_a",
+            "task_id_b",
+            "passed_a",
+            "measured_a",
+            "passed_b",
+            "measured_b",
+            "score_a",
+            "score_b",
+            "both_scored",
+            "delta",
+            "change",
+            "all_pass_a",
+            "all_pass_b",
+            "fully_measured_a",
+            "fully_measured_b",
+        ]
+    ]
+
+
+def wilcoxon_p_value(deltas) -> float:
+    """Two-sided Wilcoxon signed-rank p-value of paired deltas (the shared core's test).
+
+    :func:`buddy_eval.stats.signed_rank_test`: zero deltas dropped
+    (``zero_method="wilcox"``), average ranks for ties, the exact sign-flip
+    distribution up to :data:`~buddy_eval.stats.SIGNED_RANK_EXACT_MAX`
+    non-zero deltas, a tie-corrected normal approximation above; 1.0 when
+    every delta is zero.
+    """
+    return signed_rank_test(list(deltas)).p_value
+
+
+def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
+    """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
+    scored = pairs[pairs["both_scored"]]
+    n = len(scored)
+    num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
+    mean_delta = exact_mean(num, scored["measured_a"] * scored["measured_b"])
+    a_pass = scored["all_pass_a"].fillna(False).to_numpy(dtype=bool)
+    b_pass = scored["all_pass_b"].fillna(False).to_numpy(dtype=bool)
+    a_only, b_only = int(np.sum(a_pass & ~b_pass)), int(np.sum(b_pass & ~a_pass))
+    ready = is_ready(n, min_n)
+    all_pass = PairedTable(
+        both_pass=int(np.sum(a_pass & b_pass)),
+        fixed=b_only,
+        regressed=a_only,
+        both_fail=int(np.sum(~a_pass & ~b_pass)),
+    )
+    change = scored["change"].value_counts()
+    wins, ties, losses = (int(change.get(c, 0)) for c in CHANGES)
+    test = None
+    if ready:
+        # Exact deltas, so equal deltas tie in the ranks.
+        dens = (scored["measured_a"] * scored["measured_b"]).tolist()
+        test = signed_rank_test([Fraction(a, b) for a, b in zip(num.tolist(), dens, strict=True)])
+    p_value = test.p_value if test else None
+    mcnemar_p = all_pass.mcnemar() if ready else None
+    adjusted = holm([p_value, mcnemar_p])
+    return PairedSummary(
+        n=n,
+        present_n=len(pairs),
+        unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
+        mean_delta=mean_delta,
+        wins=wins,
+        ties=ties,
+        losses=losses,
+        fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
+        all_pass_a_only=a_only,
+        all_pass_b_only=b_only,
+        all_pass_both=all_pass.both_pass,
+        all_pass_neither=all_pass.both_fail,
+        ready_for_decision=ready,
+        p_value=p_value,
+        mcnemar_p_value=mcnemar_p,
+        min_n=min_n,
+        p_value_method=test.method if test else None,
+        sign_test_p_value=sign_test(wins, losses) if ready else None,
+        p_value_holm=adjusted[0],
+        mcnemar_p_value_holm=adjusted[1],
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TaskComparison:
+    """Run A and run B scored against the golden tasks. Build it with :func:`compare_runs`.
+
+    Attributes
+    ----------
+    golden : GoldenSet
+    runs : tuple of RunRecords
+        Run A and run B.
+    records : pandas.DataFrame
+        Both runs' records (columns of :class:`RunRecords`, ``run`` a category
+        of the two labels) plus ``matched`` (bool): the golden_id is known.
+    outcomes : pandas.DataFrame
+        Every check of every matched record
+        (:func:`~buddy_eval.tasks._checks.evaluate_checks`).
+    scores : pandas.DataFrame
+        Per (run, task) scores (:func:`~buddy_eval.tasks._scoring.score_tasks`).
+    summary : pandas.DataFrame
+        Per-run statistics (:func:`~buddy_eval.tasks._scoring.summarize_runs`).
+    unknowns : pandas.DataFrame
+        Checks and unknowns per (run, check type)
+        (:func:`~buddy_eval.tasks._scoring.count_unknowns`).
+    pairs : pandas.DataFrame
+        Golden tasks in both runs (:func:`pair_tasks`).
+    paired : PairedSummary
+    unpaired : pandas.DataFrame
+        Golden tasks with a record in one run only: ``run`` (category),
+        ``golden_id`` (str), ``task_id`` (str); golden order.
+    missing : pandas.DataFrame
+        Golden tasks with a record in neither run: ``golden_id`` (str),
+        ``tier`` (str); golden order.
+    unmatched : pandas.DataFrame
+        Records excluded because their golden_id is not a golden task: ``run``
+        (category), ``task_id``, ``golden_id`` (str), ``position`` (int64).
+    warnings : tuple of str
+    """
+
+    golden: GoldenSet
+    runs: tuple[RunRecords, RunRecords]
+    records: pd.DataFrame
+    outcomes: pd.DataFrame
+    scores: pd.DataFrame
+    summary: pd.DataFrame
+    unknowns: pd.DataFrame
+    pairs: pd.DataFrame
+    paired: PairedSummary
+    unpaired: pd.DataFrame
+    missing: pd.DataFrame
+    unmatched: pd.DataFrame
+    warnings: tuple[str, ...]
+
+    @property
+    def baseline(self) -> str:
+        """The gate's name for run A's label."""
+        return self.runs[0].label
+
+    @property
+    def candidate(self) -> str:
+        """The gate's name for run B's label."""
+        return self.runs[1].label
+
+    @property
+    def labels(self) -> tuple[str, str]:
+        """The labels of run A and run B."""
+        return self.runs[0].label, self.runs[1].label
+
+    def report(self) -> str:
+        """The readable comparison the command line prints (no trailing newline)."""
+        from ._report import format_comparison
+
+        return format_comparison(self)
+
+    def to_dict(self) -> dict:
+        """The JSON object of ``buddy-eval tasks --json`` as Python values."""
+        from ._report import comparison_to_dict
+
+        return comparison_to_dict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        a, b = self.labels
+        return f"<TaskComparison {a} -> {b} over {self.golden.source}>\n{self.report()}"
+
+
+def _check_disjoint(a: RunRecords, b: RunRecords) -> None:
+    first = dict(zip(a.records["task_id"], a.records["position"], strict=True))
+    shared = b.records[b.records["task_id"].isin(first)]
+    if len(shared):
+        row = shared.iloc[0]
+        raise InputError(
+            f"record #{row['position']} (task_id {describe(row['task_id'])}): duplicate task_id, "
+            f"also in run {describe(a.label)} ({a.source}, record #{first[row['task_id']]}); "
+            "a task record belongs to one run",
+            source=b.source,
+        )
+
+
+def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunRecords]):
+    warnings = []
+    for run in runs:
+        rows = unmatched[unmatched["run"] == run.label]
+        for row in rows.head(MAX_LISTED_WARNINGS).itertuples():
+            warnings.append(
+                f"{run.source}: record #{row.position} (task_id {describe(row.task_id)}): "
+                f"golden_id {describe(row.golden_id)} is not in the golden set; the record is "
+                "excluded"
+            )
+        if len(rows) > MAX_LISTED_WARNINGS:
+            warnings.append(
+                f"{run.source}: {len(rows) - MAX_LISTED_WARNINGS} more records with a golden_id "
+                "not in the golden set are excluded"
+            )
+    return tuple(warnings)
+
+
+def _minimum_pairs(min_n, settings) -> int:
+    if settings is not None and not isinstance(settings, Settings):
+        raise InputError(f"settings must be a Settings, got {type(settings).__name__}")
+    if settings is not None and min_n is not None:
+        raise InputError("give min_n or settings (with its min_paired), not both")
+    if settings is not None:
+        return settings.min_paired
+    return MIN_PAIRED if min_n is None else min_n
+
+
+def compare_runs(
+    golden,
+    run_a,
+    run_b,
+    label_a: str = "A",
+    label_b: str = "B",
+    *,
+    min_n: int | None = None,
+    settings: Settings | None = None,
+) -> TaskComparison:
+    """Score two runs' records against golden tasks and compare them.
+
+    Parameters
+    ----------
+    golden : path, list of dict or GoldenSet
+        Golden tasks (see :func:`~buddy_eval.tasks._loading.load_golden`).
+    run_a, run_b : path, list of dict or RunRecords
+        The two runs' records (see :func:`~buddy_eval.tasks._loading.load_run`).
+    label_a, label_b : str
+        Distinct, non-empty labels; deltas are B minus A.
+    min_n : int, optional
+        Scored pairs needed before the comparison is ready for a decision and
+        a p-value is computed: the gate's ``Settings.min_paired`` under its older
+        name (default 20). Give ``min_n`` or ``settings``, not both.
+    settings : Settings, optional
+        The gate's settings; ``settings.min_paired`` is the minimum above. The
+        labels are the gate's baseline (A) and candidate (B): ``cmp.baseline``,
+        ``cmp.candidate``, and ``cmp.paired.ready`` / ``cmp.paired.min_paired``
+        are the gate's names for ``ready_for_decision`` / ``min_n``.
+
+    Returns
+    -------
+    TaskComparison
+        Every table and figure of the comparison; the inputs are not modified.
+
+    Raises
+    ------
+    InputError
+        Any input error of the loaders, equal or empty labels, or a task_id
+        present in both runs.
+    """
+    check_labels([label_a, label_b])
+    min_n = _minimum_pairs(min_n, settings)
+    golden = load_golden(golden)
+    a, b = load_run(run_a, label_a), load_run(run_b, label_b)
+    _check_disjoint(a, b)
+    labels = [label_a, label_b]
+    records = pd.concat([a.records, b.records], ignore_index=True)
+    records["run"] = pd.Categorical(records["run"].astype(str), categories=labels)
+    records["matched"] = records["golden_id"].isin(golden.tasks["golden_id"]).to_numpy(dtype=bool)
+
+    outcomes = evaluate_checks(golden.checks, records[records["matched"]])
+    scores = score_tasks(outcomes)
+    scores["run"] = pd.Categorical(scores["run"].astype(str), categories=labels)
+    pairs = pair_tasks(scores, label_a, label_b, golden.ids)
+
+    present = {label: set(scores.loc[scores["run"] == label, "golden_id"]) for label in labels}
+    in_both = present[label_a] & present[label_b]
+    unpaired = scores[~scores["golden_id"].isin(in_both)][["run", "golden_id", "task_id"]]
+    order = pd.Index(golden.ids).get_indexer(unpaired["golden_id"])
+    unpaired = unpaired.iloc[np.lexsort((order, unpaired["run"].cat.codes))]
+    anywhere = present[label_a] | present[label_b]
+    missing = golden.tasks.loc[~golden.tasks["golden_id"].isin(anywhere), ["golden_id", "tier"]]
+    unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
+
+    return TaskComparison(
+        golden=golden,
+        runs=(a, b),
+        records=records,
+        outcomes=outcomes,
+        scores=scores,
+        summary=summarize_runs(scores, labels),
+        unknowns=count_unknowns(outcomes, labels),
+        pairs=pairs,
+        paired=summarize_pairs(pairs, min_n),
+        unpaired=unpaired.reset_index(drop=True),
+        missing=missing.reset_index(drop=True),
+        unmatched=unmatched.reset_index(drop=True),
+        warnings=_unmatched_warnings(unmatched, (a, b)),
+    )

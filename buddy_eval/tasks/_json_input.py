@@ -1,0 +1,146 @@
+"""Read JSON input files, strictly, into plain Python values.
+
+Input files are JSON only: they are parsed, never executed or unpickled.
+Numbers with a fraction or an exponent are read as :class:`decimal.Decimal`,
+so ``0.02`` stays exactly two cents; ``NaN`` and ``Infinity`` (which Python's
+``json`` would accept) become :class:`NonFinite` markers, and a number written
+with more than :data:`MAX_NUMBER_CHARS` characters a :class:`LongNumber`
+marker (it is never converted, so no digit limit or slow arithmetic is hit),
+both of which validation rejects with the task and field named; an object
+that repeats a key keeps the repeated names in
+:attr:`JSONObject.duplicate_keys` for the same reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from decimal import Decimal, InvalidOperation
+
+from .._errors import InputError
+from .._parsing import decode, read_input_bytes
+
+__all__ = [
+    "MAX_NUMBER_CHARS",
+    "JSONObject",
+    "LongNumber",
+    "NonFinite",
+    "parse_json",
+    "read_json",
+]
+
+MAX_NUMBER_CHARS = 100
+"""The longest number literal read as a number (sign, digits, point and exponent)."""
+
+
+class JSONObject(dict):
+    """A JSON object; ``duplicate_keys`` lists keys the file gave twice or more."""
+
+    duplicate_keys: tuple[str, ...] = ()
+
+
+class NonFinite:
+    """``NaN``, ``Infinity`` or ``-Infinity`` as written in the file: never a valid value."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class LongNumber:
+    """A number literal kept as written because it is never valid.
+
+    It is longer than :data:`MAX_NUMBER_CHARS`, or its exponent is beyond what
+    :class:`~decimal.Decimal` can hold (``1e9999999999999999999``): reading it
+    would cost time or fail, so validation names it instead.
+    """
+
+    __slots__ = ("text", "why")
+
+    def __init__(self, text: str, why: str | None = None):
+        self.text = text
+        self.why = why or f"a number longer than the {MAX_NUMBER_CHARS} characters allowed"
+
+    def __repr__(self) -> str:
+        return f"LongNumber({len(self.text)} characters)"
+
+
+_OUT_OF_RANGE = "a number whose exponent is beyond any value a field may hold"
+
+
+def _int(text: str) -> int | LongNumber:
+    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else int(text)
+
+
+def _decimal(text: str) -> Decimal | LongNumber:
+    if len(text) > MAX_NUMBER_CHARS:
+        return LongNumber(text)
+    try:
+        value = Decimal(text)
+    except InvalidOperation:  # an exponent past what Decimal can hold
+        return LongNumber(text, _OUT_OF_RANGE)
+    return value
+
+
+def _object(pairs: list[tuple[str, object]]) -> JSONObject:
+    obj = JSONObject(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        duplicates = []
+        for key, _ in pairs:
+            if key in seen:
+                duplicates.append(key)
+            seen.add(key)
+        obj.duplicate_keys = tuple(duplicates)
+    return obj
+
+
+def parse_json(text: str, source: str):
+    """Parse JSON text; floats as :class:`~decimal.Decimal`.
+
+    Integers and decimals of at most :data:`MAX_NUMBER_CHARS` characters are
+    read as ``int`` and :class:`~decimal.Decimal`; longer ones as
+    :class:`LongNumber`, ``NaN`` and ``[-]Infinity`` as :class:`NonFinite`.
+
+    Raises
+    ------
+    InputError
+        The text is not JSON: the message names ``source``, the line and the
+        column.
+    """
+    try:
+        return json.loads(
+            text,
+            parse_int=_int,
+            parse_float=_decimal,
+            parse_constant=NonFinite,
+            object_pairs_hook=_object,
+        )
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno
+        ) from None
+    except RecursionError:
+        raise InputError("invalid JSON: nested too deeply", source=source) from None
+
+
+def read_json(path: str | os.PathLike) -> tuple[object, str]:
+    """Read a UTF-8 JSON file (a leading byte-order mark is dropped).
+
+    Returns
+    -------
+    tuple
+        ``(value, name)``: the parsed value and the path as given, for messages.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not UTF-8, or is not JSON; the message
+        names the file and, when known, the line.
+    """
+    name = os.fspath(path)
+    return parse_json(decode(read_input_bytes(name), name), name), name

@@ -1,0 +1,94 @@
+"""Load golden tasks and run records from JSON files or Python lists."""
+
+from __future__ import annotations
+
+import os
+
+from .._errors import InputError
+from ._json_input import read_json
+from ._record_rules import GoldenSet, RunRecords, build_golden, build_run
+
+__all__ = ["load_golden", "load_run"]
+
+
+def load_golden(source) -> GoldenSet:
+    """Load and validate golden tasks.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, list of dict or GoldenSet
+        A path to a UTF-8 JSON file holding a list of ``{id, prompt, tier,
+        checks}`` objects; or that list itself; or a :class:`GoldenSet`
+        (returned as is).
+
+    Returns
+    -------
+    GoldenSet
+        ``tasks`` and ``checks`` DataFrames (see :class:`GoldenSet`).
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not UTF-8 or not JSON (the message names
+        the line), or a definition breaks a rule (the message names the task
+        and the field and quotes at most about 60 characters of the value):
+        see :func:`~buddy_eval.tasks._record_rules.build_golden`.
+
+    Examples
+    --------
+    >>> golden = load_golden([{"id": "g1", "prompt": "Print 42", "tier": "basic",
+    ...                        "checks": [{"type": "contains", "value": "42"},
+    ...                                   {"type": "max_cost_usd", "value": 0.02}]}])
+    >>> golden.checks[["golden_id", "check_type", "value", "limit"]]
+      golden_id    check_type value  limit
+    0        g1      contains    42   <NA>
+    1        g1  max_cost_usd  0.02  20000
+    """
+    if isinstance(source, GoldenSet):
+        return source
+    if isinstance(source, list):
+        return build_golden(source)
+    items, name = read_json(_path(source))
+    return build_golden(items, source=name)
+
+
+def load_run(source, label: str = "run") -> RunRecords:
+    """Load and validate one run's records.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, list of dict or RunRecords
+        A path to a UTF-8 JSON file holding a list of ``{task_id, golden_id,
+        model, status, result_text, total_tokens, usd_micros,
+        unpriced_tokens}`` objects; or that list itself; or
+        :class:`RunRecords` (relabelled when its label differs).
+    label : str
+        The run's label.
+
+    Returns
+    -------
+    RunRecords
+        The ``records`` DataFrame (see :class:`RunRecords`).
+
+    Raises
+    ------
+    InputError
+        As :func:`load_golden` (the rules are those of
+        :func:`~buddy_eval.tasks._record_rules.build_run`); also an invalid
+        label, a duplicate ``task_id`` or two records for the same golden
+        task.
+    """
+    if isinstance(source, RunRecords):
+        return source if source.label == label else source.relabel(label)
+    if isinstance(source, list):
+        return build_run(source, label=label)
+    records, name = read_json(_path(source))
+    return build_run(records, label=label, source=name)
+
+
+def _path(source) -> str | os.PathLike:
+    if isinstance(source, (str, os.PathLike)):
+        return source
+    raise InputError(
+        f"expected a path to a JSON file or a list of objects, got {type(source).__name__}"
+    )

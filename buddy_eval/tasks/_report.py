@@ -1,0 +1,226 @@
+"""Format a :class:`~buddy_eval.tasks._comparison.TaskComparison`: readable text and JSON.
+
+Nothing is computed here that changes a figure; this is the only place where
+numbers are rounded (half up, from the exact fractions).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
+from ._record_rules import CHECK_TYPES
+from ._scoring import exact_mean
+
+__all__ = ["comparison_to_dict", "format_comparison"]
+
+TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
+MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
+
+
+def _signed(value: Fraction | None) -> str:
+    """A mean delta: three decimals, signed; a non-zero delta never prints as zero."""
+    return "n/a" if value is None else format_diff(value, 3)
+
+
+def _score(value: Fraction | None) -> str:
+    """A mean score: three decimals; a non-zero score never prints as zero."""
+    return "n/a" if value is None else format_diff(value, 3, sign=False)
+
+
+def _run_lines(comparison, index: int) -> list[str]:
+    run = comparison.runs[index]
+    row = comparison.summary.iloc[index]
+    scores = comparison.scores[comparison.scores["run"] == run.label]
+    scored = scores[scores["scored"]]
+    mean = exact_mean(scored["passed"], scored["measured"])
+    n, scored_n, unscored_n = int(row["n"]), int(row["scored_n"]), int(row["unscored_n"])
+    all_pass_n, fully_n = int(row["all_pass_n"]), int(row["fully_measured_n"])
+    rate = Fraction(all_pass_n, scored_n) if scored_n else None
+    unknowns = comparison.unknowns[
+        (comparison.unknowns["run"] == run.label) & (comparison.unknowns["unknown"] > 0)
+    ]
+    by_type = ", ".join(f"{r.check_type} {r.unknown}" for r in unknowns.itertuples())
+    lines = [
+        f"run {'AB'[index]} ({run.label}, {run.source}): "
+        f"{format_count(n, 'golden task')} with a record",
+        f"  mean score {_score(mean)} over {format_count(scored_n, 'scored task')}"
+        + (f"; {unscored_n} with no measured check left out" if unscored_n else ""),
+        f"  all measured checks pass: {all_pass_n} of {scored_n} scored "
+        f"({format_rate(rate)}); fully measured: {fully_n} of {n}",
+        f"  unknown checks (in no denominator): {int(row['unknown_checks'])} of "
+        f"{int(row['checks_n'])}" + (f" ({by_type})" if by_type else ""),
+    ]
+    return lines
+
+
+def format_comparison(comparison) -> str:
+    """The readable comparison, without a trailing newline.
+
+    One block per run (tasks, mean score, all-pass count and rate beside the
+    fully measured count, unknown checks per type), the paired block (n,
+    mean delta B minus A, wins/ties/losses, readiness and, when ready, the
+    p-values), then unpaired and missing golden tasks.
+    """
+    golden = comparison.golden
+    label_a, label_b = comparison.labels
+    p = comparison.paired
+    lines = [
+        f"golden tasks: {len(golden.tasks)} with {format_count(len(golden.checks), 'check')} "
+        f"({golden.source})",
+        *_run_lines(comparison, 0),
+        *_run_lines(comparison, 1),
+        f"paired, {label_b} minus {label_a}: "
+        f"{format_count(p.n, 'golden task')} scored in both runs",
+    ]
+    if p.unscored_ids:
+        lines.append(
+            "  in both runs but without a score on one side: "
+            + format_id_list(list(p.unscored_ids))
+        )
+    lines += [
+        f"  mean delta {_signed(p.mean_delta)}; {label_b} higher {p.wins}, equal {p.ties}, "
+        f"lower {p.losses}; fully measured in both: {p.fully_measured_n} of {p.n}",
+        f"  all measured checks pass: {label_a} only {p.all_pass_a_only}, {label_b} only "
+        f"{p.all_pass_b_only}, both {p.all_pass_both}, neither {p.all_pass_neither}",
+    ]
+    if p.ready_for_decision:
+        lines += [
+            f"  ready for decision: yes ({p.n} scored pairs, at least {p.min_n} needed)",
+            f"  Wilcoxon signed-rank p {format_p_value(p.p_value)} ({p.p_value_method}; "
+            f"Holm-adjusted p {format_p_value(p.p_value_holm)}); "
+            f"sign test p {format_p_value(p.sign_test_p_value)}",
+            f"  exact McNemar on all pass p {format_p_value(p.mcnemar_p_value)} "
+            f"(Holm-adjusted p {format_p_value(p.mcnemar_p_value_holm)})",
+        ]
+    else:
+        lines.append(
+            f"  ready for decision: no ({p.n} scored pairs, at least {p.min_n} needed); "
+            "no significance computed"
+        )
+    unpaired = comparison.unpaired
+    lines.append(
+        "unpaired: "
+        + "; ".join(
+            f"{label} only: "
+            + format_id_list(unpaired.loc[unpaired["run"] == label, "golden_id"].tolist())
+            for label in (label_a, label_b)
+        )
+    )
+    lines.append(
+        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}"
+    )
+    excluded = len(comparison.unmatched)
+    if excluded:
+        lines.append(
+            f"excluded: {format_count(excluded, 'record')} with a golden_id not in the golden set"
+        )
+    return "\n".join(lines)
+
+
+def _none_or_float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def _run_dict(comparison, index: int) -> dict:
+    run = comparison.runs[index]
+    row = comparison.summary.iloc[index]
+    scores = comparison.scores[comparison.scores["run"] == run.label]
+    scored = scores[scores["scored"]]
+    unknowns = comparison.unknowns[comparison.unknowns["run"] == run.label]
+    by_type = dict(zip(unknowns["check_type"].astype(str), unknowns["unknown"], strict=True))
+    scored_n = int(row["scored_n"])
+    models = run.records["model"].dropna().unique().tolist()
+    return {
+        "run": "AB"[index],
+        "source": run.source,
+        "records": len(run.records),
+        "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
+        "n": int(row["n"]),
+        "scored_n": scored_n,
+        "unscored_n": int(row["unscored_n"]),
+        "mean_score": _none_or_float(exact_mean(scored["passed"], scored["measured"])),
+        "all_pass_n": int(row["all_pass_n"]),
+        "all_pass_rate": int(row["all_pass_n"]) / scored_n if scored_n else None,
+        "fully_measured_n": int(row["fully_measured_n"]),
+        "checks": {
+            "total": int(row["checks_n"]),
+            "passed": int(row["passed_checks"]),
+            "failed": int(row["failed_checks"]),
+            "unknown": int(row["unknown_checks"]),
+        },
+        "unknown_checks": int(row["unknown_checks"]),
+        "unknown_checks_by_type": {t: int(by_type.get(t, 0)) for t in CHECK_TYPES},
+        "models": [str(m) for m in models],
+    }
+
+
+def comparison_to_dict(comparison) -> dict:
+    """The ``--json`` object.
+
+    Returns
+    -------
+    dict
+        ``golden`` (source, tasks, checks); ``runs`` keyed by label, each
+        with ``run`` (A/B), ``source``, ``records``, ``excluded_records``,
+        ``n``, ``scored_n``, ``unscored_n``, ``mean_score`` (null when no
+        task is scored), ``all_pass_n``, ``all_pass_rate``,
+        ``fully_measured_n``, ``checks`` (total/passed/failed/unknown),
+        ``unknown_checks`` (a count), ``unknown_checks_by_type``, ``models``;
+        ``paired`` with ``label_a``, ``label_b``, ``n``, ``present_n``,
+        ``unscored``, ``mean_delta`` (B minus A; null when n is 0),
+        ``wins``/``ties``/``losses`` (B against A), ``fully_measured_n``,
+        ``all_pass`` (a_only/b_only/both/neither), ``ready_for_decision``,
+        ``min_n``, ``p_value`` and ``mcnemar_p_value`` (null when not
+        ready), ``test``, ``mcnemar_test``; ``unpaired`` (per label, the
+        golden ids in that run only); ``missing`` (golden ids in neither);
+        ``warnings``.
+    """
+    label_a, label_b = comparison.labels
+    p = comparison.paired
+    unpaired = comparison.unpaired
+    return {
+        "golden": {
+            "source": comparison.golden.source,
+            "tasks": len(comparison.golden.tasks),
+            "checks": len(comparison.golden.checks),
+        },
+        "runs": {label_a: _run_dict(comparison, 0), label_b: _run_dict(comparison, 1)},
+        "paired": {
+            "label_a": label_a,
+            "label_b": label_b,
+            "n": p.n,
+            "present_n": p.present_n,
+            "unscored": list(p.unscored_ids),
+            "mean_delta": _none_or_float(p.mean_delta),
+            "wins": p.wins,
+            "ties": p.ties,
+            "losses": p.losses,
+            "fully_measured_n": p.fully_measured_n,
+            "all_pass": {
+                "a_only": p.all_pass_a_only,
+                "b_only": p.all_pass_b_only,
+                "both": p.all_pass_both,
+                "neither": p.all_pass_neither,
+            },
+            "ready_for_decision": p.ready_for_decision,
+            "min_n": p.min_n,
+            "p_value": p.p_value,
+            "test": TEST_NAME,
+            "p_value_method": p.p_value_method,
+            "zero_method": "wilcox (zero deltas dropped)",
+            "p_value_holm": p.p_value_holm,
+            "sign_test_p_value": p.sign_test_p_value,
+            "sign_test": "exact two-sided binomial test on wins against losses (ties dropped)",
+            "mcnemar_p_value": p.mcnemar_p_value,
+            "mcnemar_test": MCNEMAR_NAME,
+            "mcnemar_p_value_holm": p.mcnemar_p_value_holm,
+            "holm_method": "Holm step-down over the signed-rank and McNemar p-values",
+        },
+        "unpaired": {
+            label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
+            for label in (label_a, label_b)
+        },
+        "missing": comparison.missing["golden_id"].tolist(),
+        "warnings": list(comparison.warnings),
+    }

@@ -1,0 +1,196 @@
+"""Per-task scores and per-run statistics from the check outcomes.
+
+Scores stay exact where it matters: per-task counts are integers, and means
+are computed as exact fractions (:func:`exact_mean`) before they become
+floats, so equal scores are equal and rounding happens only in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from ._record_rules import CHECK_TYPE_DTYPE
+
+__all__ = ["exact_mean", "score_tasks", "summarize_runs", "count_unknowns"]
+
+_TASK_KEYS = ["run", "golden_id", "task_id"]
+
+
+def exact_mean(numerators, denominators) -> Fraction | None:
+    """Mean of ``numerators[i] / denominators[i]`` as an exact fraction; None when empty.
+
+    >>> exact_mean([1, 2], [2, 3])
+    Fraction(7, 12)
+    """
+    pairs = pd.DataFrame(
+        {"num": np.asarray(numerators, dtype=np.int64), "den": np.asarray(denominators, np.int64)}
+    )
+    if pairs.empty:
+        return None
+    counts = pairs.value_counts(sort=False)
+    total = Fraction(0)
+    for (n, d), c in zip(counts.index.tolist(), counts.tolist(), strict=True):
+        total += Fraction(int(n), int(d)) * int(c)
+    return total / len(pairs)
+
+
+def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """Score every (run, task) from its check outcomes.
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        Output of :func:`buddy_eval.tasks._checks.evaluate_checks`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (run, golden task), in the order of ``outcomes``:
+
+        - ``run`` (category), ``golden_id`` (str), ``task_id`` (str).
+        - ``n_checks`` (int64): checks of the task.
+        - ``passed``, ``failed``, ``unknown`` (int64): checks by outcome.
+        - ``measured`` (int64): passed + failed; unknown checks are not in
+          the denominator.
+        - ``score`` (Float64): passed / measured; NA when no check was
+          measured (the task has no score).
+        - ``scored`` (bool): measured > 0.
+        - ``all_pass`` (boolean): every measured check passed; NA when no
+          check was measured (not vacuously true).
+        - ``fully_measured`` (bool): no unknown check.
+    """
+    outcome = outcomes["outcome"]
+    flags = pd.DataFrame(
+        {
+            "passed": (outcome == "pass").to_numpy(dtype=np.int64),
+            "failed": (outcome == "fail").to_numpy(dtype=np.int64),
+            "unknown": (outcome == "unknown").to_numpy(dtype=np.int64),
+        }
+    )
+    keys = [outcomes[k].reset_index(drop=True) for k in _TASK_KEYS]
+    counts = flags.groupby(keys, sort=False, observed=True).sum().reset_index()
+    counts = counts.astype({"passed": "int64", "failed": "int64", "unknown": "int64"})
+    counts["golden_id"] = counts["golden_id"].astype("str")
+    counts["task_id"] = counts["task_id"].astype("str")
+    measured = counts["passed"] + counts["failed"]
+    scored = (measured > 0).to_numpy(dtype=bool)
+    score = pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64")
+    all_pass = pd.array((counts["failed"] == 0).to_numpy(dtype=bool), dtype="boolean")
+    all_pass[~scored] = pd.NA
+    counts["n_checks"] = measured + counts["unknown"]
+    counts["measured"] = measured
+    counts["score"] = score
+    counts["scored"] = scored
+    counts["all_pass"] = all_pass
+    counts["fully_measured"] = (counts["unknown"] == 0).to_numpy(dtype=bool)
+    return counts[
+        [
+            *_TASK_KEYS,
+            "n_checks",
+            "passed",
+            "failed",
+            "unknown",
+            "measured",
+            "score",
+            "scored",
+            "all_pass",
+            "fully_measured",
+        ]
+    ]
+
+
+def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per-run statistics from :func:`score_tasks`.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        Output of :func:`score_tasks`.
+    labels : sequence of str, optional
+        Runs to report, in order (a run with no scored task gets a row of
+        zeros). Default: the categories of ``scores["run"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run:
+
+        - ``run`` (category): the run label.
+        - ``n`` (int64): golden tasks the run has a record for.
+        - ``scored_n`` (int64): of those, tasks with at least one measured
+          check; ``unscored_n`` (int64): tasks with none, counted apart.
+        - ``mean_score`` (Float64): mean of the per-task scores over scored
+          tasks (unscored tasks are left out, not counted as 0); NA when
+          ``scored_n`` is 0.
+        - ``all_pass_n`` (int64): scored tasks whose measured checks all passed.
+        - ``all_pass_rate`` (Float64): all_pass_n / scored_n; NA when 0.
+        - ``fully_measured_n`` (int64): tasks with no unknown check (read it
+          beside every rate: all_pass is "all measured checks passed").
+        - ``checks_n``, ``passed_checks``, ``failed_checks``,
+          ``unknown_checks`` (int64): checks by outcome over all the run's tasks.
+    """
+    labels = list(scores["run"].cat.categories if labels is None else labels)
+    rows = []
+    for label in labels:
+        run = scores[scores["run"] == label]
+        scored = run[run["scored"]]
+        mean = exact_mean(scored["passed"], scored["measured"])
+        all_pass_n = int(scored["all_pass"].sum())
+        rows.append(
+            {
+                "n": len(run),
+                "scored_n": len(scored),
+                "unscored_n": len(run) - len(scored),
+                "mean_score": None if mean is None else float(mean),
+                "all_pass_n": all_pass_n,
+                "all_pass_rate": all_pass_n / len(scored) if len(scored) else None,
+                "fully_measured_n": int(run["fully_measured"].sum()),
+                "checks_n": int(run["n_checks"].sum()),
+                "passed_checks": int(run["passed"].sum()),
+                "failed_checks": int(run["failed"].sum()),
+                "unknown_checks": int(run["unknown"].sum()),
+            }
+        )
+    summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
+    summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
+    ints = [c for c in summary.columns if c not in ("run", "mean_score", "all_pass_rate")]
+    summary = summary.astype({c: "int64" for c in ints})
+    summary = summary.astype({"mean_score": "Float64", "all_pass_rate": "Float64"})
+    return summary
+
+
+def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
+    """Checks and unknown checks per (run, check type), zeros included.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (run, check type), runs in ``labels`` order, types in
+        the fixed order contains, not_contains, status_completed,
+        max_tokens, max_cost_usd:
+
+        - ``run`` (category), ``check_type`` (category).
+        - ``checks`` (int64): checks of that type evaluated for the run.
+        - ``unknown`` (int64): of those, unknown (out of every denominator).
+        - ``measured`` (int64): checks - unknown.
+    """
+    labels = list(outcomes["run"].cat.categories if labels is None else labels)
+    run = pd.Series(pd.Categorical(outcomes["run"].astype(str), categories=labels), name="run")
+    kind = pd.Series(
+        pd.Categorical(outcomes["check_type"].astype(str), dtype=CHECK_TYPE_DTYPE),
+        name="check_type",
+    )
+    flags = pd.DataFrame(
+        {
+            "checks": np.ones(len(outcomes), dtype=np.int64),
+            "unknown": (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64),
+        }
+    )
+    table = flags.groupby([run, kind], observed=False).sum()
+    table = table.reset_index().astype({"checks": "int64", "unknown": "int64"})
+    table["measured"] = table["checks"] - table["unknown"]
+    return table
