@@ -387,51 +387,28 @@ def metrics_table(evaluation) -> pd.DataFrame:
     """
     import pandas as pd
 
-    paired = evaluation.paired
-    decision = evaluation.decision
-    thresholds = evaluation.thresholds
+    paired, decision = evaluation.paired, evaluation.decision
     trials = _metric_trials(evaluation)
-    rows = {}
+    rows = []
     for m in paired.metrics:
-        b, c = m.baseline, m.candidate
         base_k, base_n, cand_k, cand_n = trials[m.metric]
-        rows[m.metric] = (
-            [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n],
-            [_float(b.gate), _float(c.gate), float(thresholds[m.metric])],
-            decision.status(m.metric, m.measured),
-        )
-    refusal = paired["refusal"]
-    vb, vc = paired.violations
+        b, c = m.baseline, m.candidate
+        counts = [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n]
+        rates = [_float(b.gate), _float(c.gate), float(evaluation.thresholds[m.metric])]
+        rows.append([*counts, *rates, decision.status(m.metric, m.measured)])
+    # violations: REFUSE items answered, over the refusal metric's items; a count, no rate
+    refusal, (vb, vc) = paired["refusal"], paired.violations
     _, base_n, _, cand_n = trials["refusal"]
-    rows["violations"] = (
-        [
-            vb.violations,
-            vc.violations,
-            refusal.baseline.items,
-            refusal.baseline.missing,
-            refusal.candidate.missing,
-            base_n,
-            cand_n,
-        ],
-        [None, None, None],
-        decision.status("violations"),
-    )
+    counts = [vb.violations, vc.violations, refusal.baseline.items, refusal.baseline.missing,
+              refusal.candidate.missing, base_n, cand_n]  # fmt: skip
+    rows.append([*counts, None, None, None, decision.status("violations")])
+    dtypes = {**dict.fromkeys(_COUNT_COLUMNS, "int64"), **dict.fromkeys(_RATE_COLUMNS, "Float64")}
     index = pd.Index(list(METRICS), name="metric")
-    data: dict[str, Any] = {}
-    for k, column in enumerate(_COUNT_COLUMNS):
-        data[column] = pd.array([rows[m][0][k] for m in METRICS], dtype="int64")
-    for k, column in enumerate(_RATE_COLUMNS):
-        data[column] = pd.array([rows[m][1][k] for m in METRICS], dtype="Float64")
-    data["status"] = pd.array([rows[m][2] for m in METRICS], dtype="str")
-    table = pd.DataFrame(data, index=index, columns=METRICS_TABLE_COLUMNS)
-    table.attrs = {
-        "baseline": evaluation.baseline,
-        "candidate": evaluation.candidate,
-        "trials": evaluation.has_trials,
-        "exact": {
-            m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics
-        },
-    }
+    table = pd.DataFrame(rows, index=index, columns=METRICS_TABLE_COLUMNS, dtype=object)
+    table = table.astype({**dtypes, "status": "str"})
+    exact = {m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics}
+    table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate,
+                   "trials": evaluation.has_trials, "exact": exact}  # fmt: skip
     return table
 
 
