@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..formatting import format_diff, format_p_value
-from ..plot_base import literal_axes, new_axes
+from ..plot_base import GAIN_COLOR, LOSS_COLOR, MUTED_COLOR, VERSION_COLORS, literal_axes, new_axes
 from .record_rules import CHECK_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,9 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["RUN_COLORS", "plot_deltas", "plot_readiness", "plot_unknowns"]
 
-#: Bar colours of run A and run B.
-RUN_COLORS = ("#9db4d3", "#1f4e79")
-_WIN, _LOSS, _TIE = "#1b9e77", "#d95f02", "#8c8c8c"
+#: Bar colours of run A and run B: those of the gate's baseline and candidate.
+RUN_COLORS = VERSION_COLORS
 
 
 def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
@@ -42,7 +41,7 @@ def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     label_a, label_b = comparison.labels
     deltas = pairs["delta"].to_numpy(dtype=float)
     y = np.arange(len(pairs))
-    colors = np.where(deltas > 0, _WIN, np.where(deltas < 0, _LOSS, _TIE))
+    colors = np.where(deltas > 0, GAIN_COLOR, np.where(deltas < 0, LOSS_COLOR, MUTED_COLOR))
     bars = ax.barh(y, deltas, color=colors, height=0.7)
     for bar, golden_id in zip(bars, pairs["golden_id"], strict=True):
         bar.set_gid(f"delta/{golden_id}")
@@ -107,9 +106,8 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     """
     ax = new_axes(ax, (7, 1.9))
     p = comparison.paired
-    color = _WIN if p.ready_for_decision else _LOSS
-    bar = ax.barh([0], [p.n], color=color, height=0.5)[0]
-    bar.set_gid("paired_n")
+    color = GAIN_COLOR if p.ready_for_decision else LOSS_COLOR
+    ax.barh([0], [p.n], color=color, height=0.5, gid="paired_n")
     ax.axvline(p.min_n, color="black", linestyle="--", linewidth=1, gid="min_n")
     ax.annotate(f"minimum {p.min_n}", (p.min_n, 0.32), ha="center", fontsize=8)
     ax.annotate(f"n = {p.n}", (p.n, 0), xytext=(4, 0), textcoords="offset points",
