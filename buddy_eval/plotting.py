@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -89,8 +89,12 @@ _BLOCKING_COLOR = "#b3261e"
 #: Why a candidate metric blocks, per kind of check of the decision.
 _BLOCKS = {"threshold": "below threshold", "regression": "regression"}
 #: A bar label's style: plain, or telling why the bar blocks the release.
-_LABEL_STYLE = {"fontsize": 9, "color": "black", "fontweight": "normal"}
-_BLOCKING_LABEL_STYLE = {"fontsize": 8, "color": _BLOCKING_COLOR, "fontweight": "bold"}
+_LABEL_STYLE: dict[str, Any] = {"fontsize": 9, "color": "black", "fontweight": "normal"}
+_BLOCKING_LABEL_STYLE: dict[str, Any] = {
+    "fontsize": 8,
+    "color": _BLOCKING_COLOR,
+    "fontweight": "bold",
+}
 _SIDES = ("baseline", "candidate")
 #: One rate metric per golden item type (its items are that type's items).
 _ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
@@ -391,7 +395,7 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
         counts = outcomes[(version, check)].value_counts().reindex(shown, fill_value=0)
         total = max(1, counts.sum())
         left = 0
-        for outcome, n in counts.items():
+        for outcome, n in zip(shown, counts, strict=True):
             gid = f"count/{version}/{check}/{outcome}"
             ax.barh(row, n, 0.7, left=left, color=OUTCOME_COLORS[outcome], gid=gid)
             if n and n / total >= 0.06:
