@@ -89,16 +89,18 @@ _BLOCKING_COLOR = "#b3261e"
 #: Why a candidate metric blocks, per kind of check of the decision.
 _BLOCKS = {"threshold": "below threshold", "regression": "regression"}
 #: A bar label's style: plain, or telling why the bar blocks the release.
-_LABEL_STYLE: dict[str, Any] = {"fontsize": 9, "color": "black", "fontweight": "normal"}
-_BLOCKING_LABEL_STYLE: dict[str, Any] = {
-    "fontsize": 8,
-    "color": _BLOCKING_COLOR,
-    "fontweight": "bold",
+_LABEL_STYLE: dict[bool, dict[str, Any]] = {
+    False: {"fontsize": 9, "color": "black", "fontweight": "normal"},
+    True: {"fontsize": 8, "color": _BLOCKING_COLOR, "fontweight": "bold"},
 }
+#: Notes and labels that only explain.
+_GREY = "#404040"
 _SIDES = ("baseline", "candidate")
 #: One rate metric per golden item type (its items are that type's items).
 _ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
 _MAX_IDS_PER_BAR = 6
+#: The two bars of a row of :func:`plot_changes`: change, direction, colour, count alignment.
+_CHANGE_BARS = (("regressed", -1, LOSS_COLOR, "right"), ("fixed", 1, GAIN_COLOR, "left"))
 _NOTE_WIDTH = 110  # characters per line of a note under a row
 _COMPARISON_COLUMNS = (
     "metric",
@@ -131,6 +133,11 @@ def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
         title="outcome",
         title_fontsize=8,
     )
+
+
+def _text(ax: Axes, xy: tuple[float, float], text: str, **kwargs: Any) -> None:
+    """``text`` at ``xy``, vertically centred, in 7 point type unless ``kwargs`` say otherwise."""
+    ax.text(*xy, text, **{"va": "center", "fontsize": 7, **kwargs})
 
 
 def ordinal(n: int) -> str:
@@ -206,18 +213,12 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
                 bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
                 zorder=3,
                 gid=f"label/{version}/{metric}",
-                **(_BLOCKING_LABEL_STYLE if blocking else _LABEL_STYLE),
+                **_LABEL_STYLE[bool(blocking)],
             )
     for i, metric in enumerate(RATE_METRICS):
         threshold = float(ev.thresholds[metric])
-        ax.plot(
-            [x[i] - width * 1.1, x[i] + width * 1.1],
-            [threshold, threshold],
-            color="black",
-            linestyle="--",
-            linewidth=1.2,
-            gid=f"threshold/{metric}",
-        )
+        span = [x[i] - width * 1.1, x[i] + width * 1.1]
+        ax.plot(span, [threshold, threshold], "k--", linewidth=1.2, gid=f"threshold/{metric}")
         if not ev.paired[metric].measured:
             na = f"n/a\nno {ITEM_TYPE_OF[metric]} item"
             ax.text(
@@ -227,7 +228,7 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
                 ha="center",
                 va="bottom",
                 fontsize=9,
-                color="#404040",
+                color=_GREY,
                 gid=f"na/{metric}",
             )
     handles.append(Line2D([], [], color="black", linestyle="--", label="threshold"))
@@ -400,15 +401,11 @@ def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
             ax.barh(row, n, 0.7, left=left, color=OUTCOME_COLORS[outcome], gid=gid)
             if n and n / total >= 0.06:
                 color = "white" if outcome != "missing" else "black"
-                ax.text(
-                    left + n / 2, row, f"{n:,}", ha="center", va="center", fontsize=7, color=color
-                )
+                _text(ax, (left + n / 2, row), f"{n:,}", ha="center", color=color)
             left += n
         if not counts.sum():
-            ax.text(0, row, "  n/a: no item of this type", va="center", fontsize=7)
-    ax.set_yticks(
-        np.arange(n_cols), [f"{version} {check}" for version, check in columns], fontsize=8
-    )
+            _text(ax, (0, row), "  n/a: no item of this type")
+    ax.set_yticks(np.arange(n_cols), [f"{v} {check}" for v, check in columns], fontsize=8)
     ax.set_ylim(n_cols - 0.5, -0.5)
     ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
     ax.set_title(f"Outcomes of {n_items:,} items, counted per check")
@@ -447,68 +444,37 @@ def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
     ax = new_axes(ax, (9, 3.6))
     metrics = ev.paired.metrics
     biggest = max(1, *(m.count(change) for m in metrics for change in ("fixed", "regressed")))
+    pad = biggest * 0.02  # between a bar's end and its count, the zero line and its ids
     for i, m in enumerate(metrics):
-        for change, sign, color in (("regressed", -1, LOSS_COLOR), ("fixed", 1, GAIN_COLOR)):
+        for change, sign, color, align in _CHANGE_BARS:
             ids = m.ids[change]
-            label = change if i == 0 else None
+            n = len(ids)
+            key = f"{change}/{m.metric}"
             ax.barh(
-                i - 0.12,
-                sign * len(ids),
-                0.42,
-                color=color,
-                label=label,
-                gid=f"{change}/{m.metric}",
+                i - 0.12, sign * n, 0.42, color=color, label=change if i == 0 else None, gid=key
             )
-            align = "left" if sign > 0 else "right"
-            ax.text(
-                sign * (len(ids) + biggest * 0.02),
-                i - 0.12,
-                str(len(ids)),
-                ha=align,
-                va="center",
-                fontsize=8,
-                gid=f"count/{change}/{m.metric}",
+            _text(
+                ax, (sign * (n + pad), i - 0.12), str(n), ha=align, fontsize=8, gid=f"count/{key}"
             )
             if ids:
                 # The ids go under the bar, from the zero line outwards.
                 ids_text = format_id_list(ids, _MAX_IDS_PER_BAR)
-                ax.text(
-                    sign * biggest * 0.02,
-                    i + 0.26,
-                    ids_text,
-                    ha=align,
-                    va="center",
-                    fontsize=7,
-                    color="#404040",
-                    gid=f"ids/{change}/{m.metric}",
-                )
+                _text(ax, (sign * pad, i + 0.26), ids_text, ha=align, color=_GREY, gid=f"ids/{key}")
         if m.missing:
             # At the right of the row, in grey: the count, and the ids under it.
-            for dy, text, kind in (
-                (-0.12, f"{m.missing} missing (not paired)", "count"),
-                (0.2, format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR), "ids"),
-            ):
-                ax.text(
-                    1.01,
-                    i + dy,
-                    text,
-                    transform=ax.get_yaxis_transform(),
-                    ha="left",
-                    va="center",
-                    fontsize=7,
-                    color=MUTED_COLOR,
-                    gid=f"{kind}/missing/{m.metric}",
-                )
+            right = {"transform": ax.get_yaxis_transform(), "ha": "left", "color": MUTED_COLOR}
+            count = f"{m.missing} missing (not paired)"
+            _text(ax, (1.01, i - 0.12), count, gid=f"count/missing/{m.metric}", **right)
+            ids_text = format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR)
+            _text(ax, (1.01, i + 0.2), ids_text, gid=f"ids/missing/{m.metric}", **right)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlim(-biggest * 1.15, biggest * 1.15)
     ax.set_ylim(len(metrics) - 0.45, -0.55)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
     # With repeated trials the items whose rate moved too little to call are counted too.
-    mixed = [f"\n({m.count('mixed')} mixed)" if "mixed" in m.ids else "" for m in metrics]
-    ax.set_yticks(
-        np.arange(len(metrics)), [m.metric + note for m, note in zip(metrics, mixed, strict=True)]
-    )
+    mixed = {m.metric: f"\n({m.count('mixed')} mixed)" for m in metrics if "mixed" in m.ids}
+    ax.set_yticks(np.arange(len(metrics)), [m.metric + mixed.get(m.metric, "") for m in metrics])
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
         f"\u2190 regressed (passed in {ev.baseline})    items    "
