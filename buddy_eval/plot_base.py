@@ -22,10 +22,11 @@ __all__ = [
     "LOSS_COLOR",
     "MUTED_COLOR",
     "VERSION_COLORS",
-    "legend_below",
     "literal_axes",
     "literal_legend",
     "new_axes",
+    "offset_text",
+    "place_legend",
 ]
 
 #: Keyword arguments that make a text artist literal: no mathtext, no TeX.
@@ -58,13 +59,19 @@ def literal_axes(ax: Axes, *, hide_spines: Sequence[str] = ()) -> Axes:
     return ax
 
 
-def legend_below(ax: Axes, y: float, **kwargs: Any) -> None:
-    """A frameless legend of ``ax`` centred under the axes, its top at ``y`` (axes fraction).
+def place_legend(ax: Axes, loc: str, anchor: tuple[float, float], **kwargs: Any) -> None:
+    """A frameless legend of ``ax``, its ``loc`` corner at ``anchor`` (axes fraction).
 
-    Two columns in 8 point type unless ``kwargs`` (passed to ``ax.legend``) say otherwise.
+    In 8 point type unless ``kwargs`` (passed to ``ax.legend``) say otherwise.
     """
-    options = {"ncol": 2, "fontsize": 8, **kwargs}
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, y), frameon=False, **options)
+    ax.legend(**{"fontsize": 8, **kwargs, "loc": loc, "bbox_to_anchor": anchor, "frameon": False})
+
+
+def offset_text(
+    ax: Axes, text: str, xy: tuple[float, float], offset: tuple[float, float], **kwargs: Any
+) -> None:
+    """``text`` drawn ``offset`` points (right, up) away from the data point ``xy``."""
+    ax.annotate(text, xy, xytext=offset, textcoords="offset points", **kwargs)
 
 
 def new_axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:

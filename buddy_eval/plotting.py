@@ -39,9 +39,10 @@ from .plot_base import (
     LOSS_COLOR,
     MUTED_COLOR,
     VERSION_COLORS,
-    legend_below,
     literal_axes,
     new_axes,
+    offset_text,
+    place_legend,
 )
 from .vocabulary import ITEM_TYPE_OF, RATE_METRICS
 
@@ -124,15 +125,7 @@ def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
     from matplotlib.patches import Patch
 
     handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor=edgecolor, label=o) for o in outcomes]
-    ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(x, 1.0),
-        frameon=False,
-        fontsize=8,
-        title="outcome",
-        title_fontsize=8,
-    )
+    place_legend(ax, "upper left", (x, 1.0), handles=handles, title="outcome", title_fontsize=8)
 
 
 def _text(ax: Axes, xy: tuple[float, float], text: str, **kwargs: Any) -> None:
@@ -240,7 +233,7 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("rate")
     ax.set_title(f"{ev.baseline} \u2192 {ev.candidate}: {'RELEASE' if ev.release else 'BLOCK'}")
-    legend_below(ax, -0.18, handles=handles, ncol=4, fontsize=9)
+    place_legend(ax, "upper center", (0.5, -0.18), handles=handles, ncol=4, fontsize=9)
     return literal_axes(ax, hide_spines=("top", "right"))
 
 
@@ -346,9 +339,7 @@ def plot_item_grid(
     n_items, n_cols = outcomes.shape
     if n_items > max_items:
         return _plot_outcome_counts(outcomes, ax)
-    n_checks = len(GRID_CHECKS)
-    figsize = (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items)))
-    ax = new_axes(ax, figsize)
+    ax = new_axes(ax, (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items))))
     ax.imshow(
         np.vectorize(OUTCOMES.index, otypes=[int])(outcomes.to_numpy()),
         cmap=ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES]),
@@ -364,13 +355,11 @@ def plot_item_grid(
             ax.axhline(y, color="white", linewidth=0.6)
         for xpos in np.arange(n_cols + 1) - 0.5:
             ax.axvline(xpos, color="white", linewidth=0.6)
-    for xpos in np.arange(n_checks, n_cols, n_checks) - 0.5:
+    for xpos in np.arange(len(GRID_CHECKS), n_cols, len(GRID_CHECKS)) - 0.5:
         ax.axvline(xpos, color="white", linewidth=4)
 
     ax.xaxis.tick_top()
-    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
-    labels = [f"{version}\n{check}" for version, check in columns]
-    ax.set_xticks(np.arange(n_cols), labels, fontsize=8)
+    ax.set_xticks(np.arange(n_cols), outcomes.columns.map("\n".join), fontsize=8)
     fontsize = 8 if n_items <= 60 else 7
     fig = cast("Figure", ax.get_figure(root=True))
     height_pt = ax.get_position().height * fig.get_figheight() * 72
@@ -483,7 +472,7 @@ def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
     if not any(m.count("fixed") or m.count("regressed") for m in metrics):
         ax.text(0.5, 0.5, "no item changed", transform=ax.transAxes, ha="center", va="center")
     ax.set_title(f"Items that changed: {ev.baseline} \u2192 {ev.candidate}")
-    legend_below(ax, -0.22)
+    place_legend(ax, "upper center", (0.5, -0.22), ncol=2)
     return literal_axes(ax, hide_spines=("top", "right", "left"))
 
 
@@ -539,33 +528,25 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
         ready = not pd.isna(row["ready_for_decision"]) and bool(row["ready_for_decision"])
         color = VERSION_COLORS[1] if ready else MUTED_COLOR
         if pd.isna(row["diff"]):
-            ax.text(0, y, "not computed", ha="center", va="center", fontsize=8, color="#404040",
-                    gid=f"na/{metric}")  # fmt: skip
+            _text(
+                ax, (0, y), "not computed", ha="center", fontsize=8, color=_GREY, gid=f"na/{metric}"
+            )
         else:
             low, high = row["diff_ci_low"], row["diff_ci_high"]
             if not (pd.isna(low) or pd.isna(high)):
                 ax.plot([float(low), float(high)], [y, y], color=color, linewidth=2.5,
                         solid_capstyle="butt", gid=f"interval/{metric}")  # fmt: skip
-            ax.plot(
-                [float(row["diff"])],
-                [y],
-                marker="o",
-                markersize=7,
-                linestyle="none",
-                color=color,
-                markerfacecolor=color if ready else "white",
-                label=None
-                if ready in labelled
-                else ("ready for decision" if ready else "not ready"),
-                gid=f"diff/{metric}",
-            )
+            label = None if ready in labelled else ("ready for decision" if ready else "not ready")
+            face = color if ready else "white"
+            ax.plot([float(row["diff"])], [y], "o", markersize=7, color=color,
+                    markerfacecolor=face, label=label, gid=f"diff/{metric}")  # fmt: skip
             labelled.add(ready)
         note = "" if pd.isna(row["note"]) else str(row["note"])
         if note:
             # Under the row, from the left edge: notes can be a sentence long.
-            ax.text(0.01, y + 0.32, textwrap.fill(note, _NOTE_WIDTH),
-                    transform=ax.get_yaxis_transform(), ha="left", va="center", fontsize=7,
-                    color="#404040", gid=f"note/{metric}")  # fmt: skip
+            text = textwrap.fill(note, _NOTE_WIDTH)
+            left = {"transform": ax.get_yaxis_transform(), "ha": "left", "color": _GREY}
+            _text(ax, (0.01, y + 0.32), text, gid=f"note/{metric}", **left)
     ends = [0.0]
     for column in ("diff", "diff_ci_low", "diff_ci_high"):
         ends += [float(v) for v in rows[column] if not pd.isna(v)]
@@ -584,7 +565,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
             title += f"\n({methods[0]})"
     ax.set_title(title)
     if labelled:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+        place_legend(ax, "upper left", (1.0, 1.0))
     return literal_axes(ax, hide_spines=("top", "right"))
 
 
@@ -644,7 +625,7 @@ def plot_trial_rates(
     ax.scatter(x[flaky], y[flaky], color=LOSS_COLOR, alpha=0.8, label=f"flaky ({flaky.sum()})")
     named = rows["item_id"][flaky].tolist()
     for item, px, py in zip(named[:_MAX_NAMED_FLAKY], x[flaky], y[flaky], strict=False):
-        ax.annotate(item, (px, py), xytext=(3, 3), textcoords="offset points", fontsize=7)
+        offset_text(ax, item, (px, py), (3, 3), fontsize=7)
     more = len(named) - _MAX_NAMED_FLAKY
     title = f"{metric}: per-item pass rate over trials"
     if more > 0:
@@ -657,5 +638,5 @@ def plot_trial_rates(
         title=title,
     )
     # Under the axes, never over a point, whatever the metric's rates.
-    legend_below(ax, -0.13)
+    place_legend(ax, "upper center", (0.5, -0.13), ncol=2)
     return literal_axes(ax)

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..formatting import format_diff, format_p_value
-from ..plot_base import GAIN_COLOR, LOSS_COLOR, MUTED_COLOR, VERSION_COLORS, literal_axes, new_axes
+from ..plot_base import (
+    GAIN_COLOR,
+    LOSS_COLOR,
+    MUTED_COLOR,
+    VERSION_COLORS,
+    literal_axes,
+    new_axes,
+    offset_text,
+)
 from .record_rules import CHECK_TYPES
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,14 +86,8 @@ def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
         )
         for bar, kind, u, c in zip(bars, CHECK_TYPES, unknown, checks, strict=True):
             bar.set_gid(f"unknown/{label}/{kind}")
-            ax.annotate(
-                f"{u}/{c}",
-                (bar.get_x() + bar.get_width() / 2, u),
-                xytext=(0, 2),
-                textcoords="offset points",
-                ha="center",
-                fontsize=8,
-            )
+            centre = bar.get_x() + bar.get_width() / 2
+            offset_text(ax, f"{u}/{c}", (centre, u), (0, 2), ha="center", fontsize=8)
     ax.set_xticks(x, CHECK_TYPES, fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
@@ -110,8 +112,7 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     ax.barh([0], [p.n], color=color, height=0.5, gid="paired_n")
     ax.axvline(p.min_n, color="black", linestyle="--", linewidth=1, gid="min_n")
     ax.annotate(f"minimum {p.min_n}", (p.min_n, 0.32), ha="center", fontsize=8)
-    ax.annotate(f"n = {p.n}", (p.n, 0), xytext=(4, 0), textcoords="offset points",
-                va="center", fontsize=8)  # fmt: skip
+    offset_text(ax, f"n = {p.n}", (p.n, 0), (4, 0), va="center", fontsize=8)
     ax.set_xlim(0, max(p.n, p.min_n) * 1.2 + 1)
     ax.set_ylim(-0.5, 0.6)
     ax.set_yticks([])
