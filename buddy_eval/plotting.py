@@ -271,19 +271,17 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
     else:
         trials, passes = grid.trials.reshape(shape), grid.passes
     is_answer = grid.is_answer.reshape(shape)
-    labels = np.array(OUTCOMES, dtype=object)
     columns = {}
     for version in versions:
         v = grid.versions.index(version)
         n = trials[v]
         for check, metric in _CHECK_METRIC.items():
             k = passes[metric].reshape(shape)[v]
-            applies = is_answer[v] if check != "refused" else ~is_answer[v]
-            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
-            code = np.where(k == n, OUTCOMES.index("pass"), failed)
-            code = np.where(n == 0, OUTCOMES.index("missing"), code)
-            code = np.where(applies, code, OUTCOMES.index("n/a"))
-            columns[(version, check)] = labels[code]
+            # n/a (a check of the other item type) before missing, then pass when every trial does
+            cases = [is_answer[v] == (check == "refused"), n == 0, k == n]
+            failed = "violation" if check == "refused" else "fail"
+            outcome = np.select(cases, ["n/a", "missing", "pass"], failed)
+            columns[(version, check)] = outcome.astype(object)
     frame = pd.DataFrame(columns, index=pd.Index(ev.data.golden["item_id"], name="item_id"))
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
@@ -604,8 +602,7 @@ def plot_trial_rates(
     """
     ev = _evaluation(evaluation)
     if metric not in RATE_METRICS:
-        allowed = ", ".join(RATE_METRICS)
-        raise InputError(f"metric must be one of {allowed}, got {metric!r}")
+        raise InputError(f"metric must be one of {', '.join(RATE_METRICS)}, got {metric!r}")
     changes = ev.item_changes()
     if "flaky" not in changes:
         raise InputError(
