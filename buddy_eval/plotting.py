@@ -80,6 +80,8 @@ OUTCOME_COLORS = {
 }
 #: Grid columns per version and the per-item column each one reads.
 GRID_CHECKS = {"correct": "correct", "cited": "cited_ok", "refused": "refused_ok"}
+#: The metric whose passes (per trial, with repeated trials) decide each check of the grid.
+_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
 
 #: Above this many items :func:`plot_item_grid` draws counts per outcome per check
 #: instead of one cell per item.
@@ -89,10 +91,17 @@ GRID_MAX_ITEMS = 200
 _BLOCKING_COLOR = "#b3261e"
 #: Why a candidate metric blocks, per kind of check of the decision.
 _BLOCKS = {"threshold": "below threshold", "regression": "regression"}
-#: A bar label's style: plain, or telling why the bar blocks the release.
+#: A bar's value label: centred above it, on white where a threshold line crosses it.
+_LABEL = {
+    "ha": "center",
+    "va": "bottom",
+    "zorder": 3,
+    "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+}
+#: The value label plain, or telling why the bar blocks the release (keyed by blocking).
 _LABEL_STYLE: dict[bool, dict[str, Any]] = {
-    False: {"fontsize": 9, "color": "black", "fontweight": "normal"},
-    True: {"fontsize": 8, "color": _BLOCKING_COLOR, "fontweight": "bold"},
+    False: {**_LABEL, "fontsize": 9, "color": "black", "fontweight": "normal"},
+    True: {**_LABEL, "fontsize": 8, "color": _BLOCKING_COLOR, "fontweight": "bold"},
 }
 #: Notes and labels that only explain.
 _GREY = "#404040"
@@ -196,18 +205,9 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
             ]
             color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
             ax.bar(xpos, float(rate.gate), width, color=color, gid=f"bar/{version}/{metric}")
-            ax.text(
-                xpos,
-                float(rate.gate) + 0.015,
-                "\n".join([format_fraction(rate.gate), *blocking]),
-                ha="center",
-                va="bottom",
-                # readable where a threshold line crosses it
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                zorder=3,
-                gid=f"label/{version}/{metric}",
-                **_LABEL_STYLE[bool(blocking)],
-            )
+            label = "\n".join([format_fraction(rate.gate), *blocking])
+            style = _LABEL_STYLE[bool(blocking)]
+            ax.text(xpos, float(rate.gate) + 0.015, label, gid=f"label/{version}/{metric}", **style)
     for i, metric in enumerate(RATE_METRICS):
         threshold = float(ev.thresholds[metric])
         span = [x[i] - width * 1.1, x[i] + width * 1.1]
@@ -285,10 +285,6 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
     frame = pd.DataFrame(columns, index=pd.Index(ev.data.golden["item_id"], name="item_id"))
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
-
-
-#: The metric whose passes decide each check of the grid.
-_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
 
 
 def plot_item_grid(
