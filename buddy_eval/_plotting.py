@@ -26,14 +26,23 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ._errors import InputError
 from ._notebook_views import plural
-from ._plot_base import LITERAL, literal_axes, literal_legend, new_axes
+from ._plot_base import (
+    GAIN_COLOR,
+    LOSS_COLOR,
+    MUTED_COLOR,
+    VERSION_COLORS,
+    literal_axes,
+    new_axes,
+    offset_text,
+    place_legend,
+)
 from ._vocabulary import ITEM_TYPE_OF, RATE_METRICS
 from .formatting import format_fraction, format_id_list
 
@@ -59,8 +68,6 @@ __all__ = [
     "plot_trial_rates",
 ]
 
-#: Bar colours of the baseline and the candidate.
-VERSION_COLORS = ("#9db4d3", "#1f4e79")
 #: Outcomes of one check in the per-item grid, in legend order.
 OUTCOMES = ("pass", "fail", "violation", "missing", "n/a")
 #: Cell colour of each outcome (colour-blind safe: teal / orange / dark red / greys).
@@ -73,19 +80,37 @@ OUTCOME_COLORS = {
 }
 #: Grid columns per version and the per-item column each one reads.
 GRID_CHECKS = {"correct": "correct", "cited": "cited_ok", "refused": "refused_ok"}
+#: The metric whose passes (per trial, with repeated trials) decide each check of the grid.
+_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
 
 #: Above this many items :func:`plot_item_grid` draws counts per outcome per check
 #: instead of one cell per item.
 GRID_MAX_ITEMS = 200
 
-_FIXED_COLOR, _REGRESSED_COLOR = "#1b9e77", "#d95f02"
-_NA_COLOR = "#8c8c8c"
 #: The candidate's bar when its metric blocks the release (below threshold or regression).
 _BLOCKING_COLOR = "#b3261e"
+#: Why a candidate metric blocks, per kind of check of the decision.
+_BLOCKS = {"threshold": "below threshold", "regression": "regression"}
+#: A bar's value label: centred above it, on white where a threshold line crosses it.
+_LABEL = {
+    "ha": "center",
+    "va": "bottom",
+    "zorder": 3,
+    "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
+}
+#: The value label plain, or telling why the bar blocks the release (keyed by blocking).
+_LABEL_STYLE: dict[bool, dict[str, Any]] = {
+    False: {**_LABEL, "fontsize": 9, "color": "black", "fontweight": "normal"},
+    True: {**_LABEL, "fontsize": 8, "color": _BLOCKING_COLOR, "fontweight": "bold"},
+}
+#: Notes and labels that only explain.
+_GREY = "#404040"
 _SIDES = ("baseline", "candidate")
 #: One rate metric per golden item type (its items are that type's items).
 _ONE_METRIC_PER_TYPE = tuple({ITEM_TYPE_OF[m]: m for m in reversed(RATE_METRICS)}.values())
 _MAX_IDS_PER_BAR = 6
+#: The two bars of a row of :func:`plot_changes`: change, direction, colour, count alignment.
+_CHANGE_BARS = (("regressed", -1, LOSS_COLOR, "right"), ("fixed", 1, GAIN_COLOR, "left"))
 _NOTE_WIDTH = 110  # characters per line of a note under a row
 _COMPARISON_COLUMNS = (
     "metric",
@@ -109,16 +134,12 @@ def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:
     from matplotlib.patches import Patch
 
     handles = [Patch(facecolor=OUTCOME_COLORS[o], edgecolor=edgecolor, label=o) for o in outcomes]
-    legend = ax.legend(
-        handles=handles,
-        loc="upper left",
-        bbox_to_anchor=(x, 1.0),
-        frameon=False,
-        fontsize=8,
-        title="outcome",
-        title_fontsize=8,
-    )
-    literal_legend(legend)
+    place_legend(ax, "upper left", (x, 1.0), handles=handles, title="outcome", title_fontsize=8)
+
+
+def _text(ax: Axes, xy: tuple[float, float], text: str, **kwargs: Any) -> None:
+    """``text`` at ``xy``, vertically centred, in 7 point type unless ``kwargs`` say otherwise."""
+    ax.text(*xy, text, **{"va": "center", "fontsize": 7, **kwargs})
 
 
 def ordinal(n: int) -> str:
@@ -129,10 +150,6 @@ def ordinal(n: int) -> str:
     """
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
-
-
-def _verdict_word(evaluation) -> str:
-    return "RELEASE" if evaluation.release else "BLOCK"
 
 
 def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
@@ -168,105 +185,56 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
 
     ev = _evaluation(evaluation)
     ax = new_axes(ax, (8, 4.5))
-    paired = ev.paired
-    decision = ev.decision
-    versions = (ev.baseline, ev.candidate)
     x = np.arange(len(RATE_METRICS))
     width = 0.38
     handles: list[Artist] = []
-    for j, version in enumerate(versions):
-        offset = (j - 0.5) * width
-        bound = paired.violations[j]
-        side = _SIDES[j]
+    for j, (version, side) in enumerate(zip((ev.baseline, ev.candidate), _SIDES, strict=True)):
         # golden items with no result for this version: one metric per item type
-        missing = sum(getattr(paired[m], side).missing for m in _ONE_METRIC_PER_TYPE)
-        notes = [plural(bound.violations, "violation")]
-        if missing:
-            notes.append(f"{missing} missing")
+        missing = sum(getattr(ev.paired[m], side).missing for m in _ONE_METRIC_PER_TYPE)
+        notes = [plural(ev.paired.violations[j].violations, "violation")]
+        notes += [f"{missing} missing"] if missing else []
         handles.append(Patch(color=VERSION_COLORS[j], label=f"{version} ({', '.join(notes)})"))
         for i, metric in enumerate(RATE_METRICS):
-            rate = getattr(paired[metric], side)
+            rate = getattr(ev.paired[metric], side)
             if rate.gate is None:
                 continue
-            xpos = x[i] + offset
-            value = float(rate.gate)
-            blocking = []
-            if j == 1:
-                # read from the decision's checks, never from the reasons' words
-                if decision.blocks(metric, "threshold"):
-                    blocking.append("below threshold")
-                if decision.blocks(metric, "regression"):
-                    blocking.append("regression")
+            xpos = x[i] + (j - 0.5) * width
+            # read from the decision's checks, never from the reasons' words
+            blocking = [
+                why for kind, why in _BLOCKS.items() if j and ev.decision.blocks(metric, kind)
+            ]
             color = _BLOCKING_COLOR if blocking else VERSION_COLORS[j]
-            (bar,) = ax.bar(xpos, value, width, color=color)
-            bar.set_gid(f"bar/{version}/{metric}")
-            text = format_fraction(rate.gate)
-            if blocking:
-                text += "\n" + "\n".join(blocking)
-            ax.text(
-                xpos,
-                value + 0.015,
-                text,
-                ha="center",
-                va="bottom",
-                fontsize=9 if not blocking else 8,
-                color=_BLOCKING_COLOR if blocking else "black",
-                fontweight="bold" if blocking else "normal",
-                # readable where a threshold line crosses it
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85},
-                zorder=3,
-                gid=f"label/{version}/{metric}",
-                **LITERAL,
-            )
+            ax.bar(xpos, float(rate.gate), width, color=color, gid=f"bar/{version}/{metric}")
+            label = "\n".join([format_fraction(rate.gate), *blocking])
+            style = _LABEL_STYLE[bool(blocking)]
+            ax.text(xpos, float(rate.gate) + 0.015, label, gid=f"label/{version}/{metric}", **style)
     for i, metric in enumerate(RATE_METRICS):
         threshold = float(ev.thresholds[metric])
-        ax.plot(
-            [x[i] - width * 1.1, x[i] + width * 1.1],
-            [threshold, threshold],
-            color="black",
-            linestyle="--",
-            linewidth=1.2,
-            gid=f"threshold/{metric}",
-        )
-        if not paired[metric].measured:
+        span = [x[i] - width * 1.1, x[i] + width * 1.1]
+        ax.plot(span, [threshold, threshold], "k--", linewidth=1.2, gid=f"threshold/{metric}")
+        if not ev.paired[metric].measured:
+            na = f"n/a\nno {ITEM_TYPE_OF[metric]} item"
             ax.text(
                 x[i],
                 0.12,
-                f"n/a\nno {ITEM_TYPE_OF[metric]} item",
+                na,
                 ha="center",
                 va="bottom",
                 fontsize=9,
-                color="#404040",
+                color=_GREY,
                 gid=f"na/{metric}",
-                **LITERAL,
             )
     handles.append(Line2D([], [], color="black", linestyle="--", label="threshold"))
     if any(bar.get_facecolor() == to_rgba(_BLOCKING_COLOR) for bar in ax.patches):
         handles.append(Patch(color=_BLOCKING_COLOR, label="blocks the release"))
-    ticks = [
-        f"{metric}\n(threshold {format_fraction(ev.thresholds[metric])})"
-        for metric in RATE_METRICS
-    ]
+    ticks = [f"{m}\n(threshold {format_fraction(ev.thresholds[m])})" for m in RATE_METRICS]
     ax.set_xticks(x, ticks)
     ax.set_ylim(0, 1.18)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("rate")
-    ax.set_title(
-        f"{ev.baseline} \u2192 {ev.candidate}: {_verdict_word(ev)}",
-        **LITERAL,
-    )
-    legend = ax.legend(
-        handles=handles,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.18),
-        ncol=4,
-        frameon=False,
-        fontsize=9,
-    )
-    literal_legend(legend)
-    literal_axes(ax)
-    ax.spines[["top", "right"]].set_visible(False)
-    return ax
+    ax.set_title(f"{ev.baseline} \u2192 {ev.candidate}: {'RELEASE' if ev.release else 'BLOCK'}")
+    place_legend(ax, "upper center", (0.5, -0.18), handles=handles, ncol=4, fontsize=9)
+    return literal_axes(ax, hide_spines=("top", "right"))
 
 
 def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
@@ -292,60 +260,29 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
     """
     ev = _evaluation(evaluation)
     grid = ev._all_versions_grid
-    if grid.trials is not None:
-        return _trial_grid_outcomes(ev, grid, versions)
     versions = list((ev.baseline, ev.candidate) if versions is None else versions)
-    items = ev.items
-    unknown = [v for v in versions if v not in items["version"].cat.categories]
-    if unknown:
-        raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
-    labels = np.array(OUTCOMES, dtype=object)
-    columns = {}
-    index = pd.Index(ev.data.golden["item_id"], name="item_id")
-    for version in versions:
-        rows = items[items["version"] == version]
-        missing = rows["missing"].to_numpy(dtype=bool)
-        for check, column in GRID_CHECKS.items():
-            value = rows[column]
-            applies = value.notna().to_numpy(dtype=bool)
-            passed = value.fillna(False).to_numpy(dtype=bool)
-            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
-            code = np.where(passed, OUTCOMES.index("pass"), failed)
-            code = np.where(missing, OUTCOMES.index("missing"), code)
-            code = np.where(applies, code, OUTCOMES.index("n/a"))
-            columns[(version, check)] = labels[code]
-    frame = pd.DataFrame(columns, index=index)
-    frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
-    return frame
-
-
-_CHECK_METRIC = {"correct": "correctness", "cited": "citation", "refused": "refusal"}
-
-
-def _trial_grid_outcomes(evaluation, grid, versions) -> pd.DataFrame:
-    """:func:`item_grid_outcomes` of an evaluation with repeated trials: every trial counts."""
-    versions = list((evaluation.baseline, evaluation.candidate) if versions is None else versions)
     unknown = [v for v in versions if v not in grid.versions]
     if unknown:
         raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
     shape = grid.row_of.shape
-    trials = grid.trials.reshape(shape)
-    is_answer = evaluation.data.golden_columns.is_answer
-    labels = np.array(OUTCOMES, dtype=object)
+    # Per cell: the trials (one or none without repeated trials) and those passing each check.
+    if grid.trials is None:
+        trials, passes = grid.present.reshape(shape), grid.flags()
+    else:
+        trials, passes = grid.trials.reshape(shape), grid.passes
+    is_answer = grid.is_answer.reshape(shape)
     columns = {}
     for version in versions:
         v = grid.versions.index(version)
         n = trials[v]
         for check, metric in _CHECK_METRIC.items():
-            k = grid.passes[metric].reshape(shape)[v]
-            applies = is_answer if check != "refused" else ~is_answer
-            failed = OUTCOMES.index("violation" if check == "refused" else "fail")
-            code = np.where(k == n, OUTCOMES.index("pass"), failed)
-            code = np.where(n == 0, OUTCOMES.index("missing"), code)
-            code = np.where(applies, code, OUTCOMES.index("n/a"))
-            columns[(version, check)] = labels[code]
-    index = pd.Index(evaluation.data.golden["item_id"], name="item_id")
-    frame = pd.DataFrame(columns, index=index)
+            k = passes[metric].reshape(shape)[v]
+            # n/a (a check of the other item type) before missing, then pass when every trial does
+            cases = [is_answer[v] == (check == "refused"), n == 0, k == n]
+            failed = "violation" if check == "refused" else "fail"
+            outcome = np.select(cases, ["n/a", "missing", "pass"], failed)
+            columns[(version, check)] = outcome.astype(object)
+    frame = pd.DataFrame(columns, index=pd.Index(ev.data.golden["item_id"], name="item_id"))
     frame.columns = pd.MultiIndex.from_tuples(list(columns), names=["version", "check"])
     return frame
 
@@ -396,18 +333,11 @@ def plot_item_grid(
     n_items, n_cols = outcomes.shape
     if n_items > max_items:
         return _plot_outcome_counts(outcomes, ax)
-    n_checks = len(GRID_CHECKS)
-    figsize = (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items)))
-    ax = new_axes(ax, figsize)
-    codes = np.zeros((n_items, n_cols), dtype=int)
-    for k, outcome in enumerate(OUTCOMES):
-        codes[outcomes.to_numpy() == outcome] = k
-    cmap = ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES])
-    norm = BoundaryNorm(np.arange(len(OUTCOMES) + 1) - 0.5, len(OUTCOMES))
+    ax = new_axes(ax, (2.6 + 0.75 * n_cols, min(14.0, max(3.0, 1.4 + 0.17 * n_items))))
     ax.imshow(
-        codes,
-        cmap=cmap,
-        norm=norm,
+        np.vectorize(OUTCOMES.index, otypes=[int])(outcomes.to_numpy()),
+        cmap=ListedColormap([OUTCOME_COLORS[o] for o in OUTCOMES]),
+        norm=BoundaryNorm(np.arange(len(OUTCOMES) + 1) - 0.5, len(OUTCOMES)),
         aspect="auto",
         interpolation="nearest",
         extent=(-0.5, n_cols - 0.5, n_items - 0.5, -0.5),
@@ -419,13 +349,11 @@ def plot_item_grid(
             ax.axhline(y, color="white", linewidth=0.6)
         for xpos in np.arange(n_cols + 1) - 0.5:
             ax.axvline(xpos, color="white", linewidth=0.6)
-    for xpos in np.arange(n_checks, n_cols, n_checks) - 0.5:
+    for xpos in np.arange(len(GRID_CHECKS), n_cols, len(GRID_CHECKS)) - 0.5:
         ax.axvline(xpos, color="white", linewidth=4)
 
     ax.xaxis.tick_top()
-    columns = cast("list[tuple[str, str]]", list(outcomes.columns))
-    labels = [f"{version}\n{check}" for version, check in columns]
-    ax.set_xticks(np.arange(n_cols), labels, fontsize=8)
+    ax.set_xticks(np.arange(n_cols), outcomes.columns.map("\n".join), fontsize=8)
     fontsize = 8 if n_items <= 60 else 7
     fig = cast("Figure", ax.get_figure(root=True))
     height_pt = ax.get_position().height * fig.get_figheight() * 72
@@ -437,52 +365,35 @@ def plot_item_grid(
     ax.set_ylabel("item" if step == 1 else f"item (every {ordinal(step)} labelled)")
     ax.set_xlim(-0.5, n_cols - 0.5)
     ax.set_ylim(n_items - 0.5, -0.5)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
     _outcome_legend(ax, OUTCOMES, 1.02, edgecolor="#bdbdbd")
-    literal_axes(ax)
-    return ax
+    return literal_axes(ax, hide_spines=tuple(ax.spines))
 
 
 def _plot_outcome_counts(outcomes: pd.DataFrame, ax) -> Axes:
     """The aggregated item grid: items per outcome for each (version, check)."""
-
     n_items, n_cols = outcomes.shape
     ax = new_axes(ax, (9, 1.6 + 0.45 * n_cols))
     shown = [o for o in OUTCOMES if o != "n/a"]
-    y = np.arange(n_cols)
     columns = cast("list[tuple[str, str]]", list(outcomes.columns))
     for row, (version, check) in enumerate(columns):
-        column = outcomes[(version, check)].to_numpy()
-        counts = {o: int(np.count_nonzero(column == o)) for o in shown}
-        total = max(1, sum(counts.values()))
+        counts = outcomes[(version, check)].value_counts().reindex(shown, fill_value=0)
+        total = max(1, counts.sum())
         left = 0
-        for outcome in shown:
-            n = counts[outcome]
-            (bar,) = ax.barh(y[row], n, 0.7, left=left, color=OUTCOME_COLORS[outcome])
-            bar.set_gid(f"count/{version}/{check}/{outcome}")
+        for outcome, n in zip(shown, counts, strict=True):
+            gid = f"count/{version}/{check}/{outcome}"
+            ax.barh(row, n, 0.7, left=left, color=OUTCOME_COLORS[outcome], gid=gid)
             if n and n / total >= 0.06:
-                ax.text(
-                    left + n / 2,
-                    y[row],
-                    f"{n:,}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="white" if outcome != "missing" else "black",
-                    **LITERAL,
-                )
+                color = "white" if outcome != "missing" else "black"
+                _text(ax, (left + n / 2, row), f"{n:,}", ha="center", color=color)
             left += n
-        if not sum(counts.values()):
-            ax.text(0, y[row], "  n/a: no item of this type", va="center", fontsize=7, **LITERAL)
-    ax.set_yticks(y, [f"{version} {check}" for version, check in columns], fontsize=8)
+        if not counts.sum():
+            _text(ax, (0, row), "  n/a: no item of this type")
+    ax.set_yticks(np.arange(n_cols), [f"{v} {check}" for v, check in columns], fontsize=8)
     ax.set_ylim(n_cols - 0.5, -0.5)
     ax.set_xlabel("items (one bar per version and check; checks that do not apply left out)")
-    ax.set_title(f"Outcomes of {n_items:,} items, counted per check", **LITERAL)
+    ax.set_title(f"Outcomes of {n_items:,} items, counted per check")
     _outcome_legend(ax, shown, 1.01)
-    literal_axes(ax)
-    ax.spines[["top", "right"]].set_visible(False)
-    return ax
+    return literal_axes(ax, hide_spines=("top", "right"))
 
 
 def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -> Axes:
@@ -514,113 +425,49 @@ def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
 
     ev = _evaluation(evaluation)
     ax = new_axes(ax, (9, 3.6))
-    paired = ev.paired
-    y = np.arange(len(paired.metrics))
-    biggest = max(
-        1, *(m.count(change) for m in paired.metrics for change in ("fixed", "regressed"))
-    )
-    for i, m in enumerate(paired.metrics):
-        for change, sign, color in (
-            ("regressed", -1, _REGRESSED_COLOR),
-            ("fixed", 1, _FIXED_COLOR),
-        ):
+    metrics = ev.paired.metrics
+    biggest = max(1, *(m.count(change) for m in metrics for change in ("fixed", "regressed")))
+    pad = biggest * 0.02  # between a bar's end and its count, the zero line and its ids
+    for i, m in enumerate(metrics):
+        for change, sign, color, align in _CHANGE_BARS:
             ids = m.ids[change]
-            (bar,) = ax.barh(
-                y[i] - 0.12, sign * len(ids), 0.42, color=color, label=change if i == 0 else None
+            n = len(ids)
+            key = f"{change}/{m.metric}"
+            ax.barh(
+                i - 0.12, sign * n, 0.42, color=color, label=change if i == 0 else None, gid=key
             )
-            bar.set_gid(f"{change}/{m.metric}")
-            align = "left" if sign > 0 else "right"
-            ax.text(
-                sign * (len(ids) + biggest * 0.02),
-                y[i] - 0.12,
-                str(len(ids)),
-                ha=align,
-                va="center",
-                fontsize=8,
-                gid=f"count/{change}/{m.metric}",
-                **LITERAL,
+            _text(
+                ax, (sign * (n + pad), i - 0.12), str(n), ha=align, fontsize=8, gid=f"count/{key}"
             )
             if ids:
                 # The ids go under the bar, from the zero line outwards.
-                ax.text(
-                    sign * biggest * 0.02,
-                    y[i] + 0.26,
-                    format_id_list(ids, _MAX_IDS_PER_BAR),
-                    ha=align,
-                    va="center",
-                    fontsize=7,
-                    color="#404040",
-                    gid=f"ids/{change}/{m.metric}",
-                    **LITERAL,
-                )
+                ids_text = format_id_list(ids, _MAX_IDS_PER_BAR)
+                _text(ax, (sign * pad, i + 0.26), ids_text, ha=align, color=_GREY, gid=f"ids/{key}")
         if m.missing:
-            ax.text(
-                1.01,
-                y[i] - 0.12,
-                f"{m.missing} missing (not paired)",
-                transform=ax.get_yaxis_transform(),
-                ha="left",
-                va="center",
-                fontsize=7,
-                color=_NA_COLOR,
-                gid=f"count/missing/{m.metric}",
-                **LITERAL,
-            )
-            ax.text(
-                1.01,
-                y[i] + 0.2,
-                format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR),
-                transform=ax.get_yaxis_transform(),
-                ha="left",
-                va="center",
-                fontsize=7,
-                color=_NA_COLOR,
-                gid=f"ids/missing/{m.metric}",
-                **LITERAL,
-            )
+            # At the right of the row, in grey: the count, and the ids under it.
+            right = {"transform": ax.get_yaxis_transform(), "ha": "left", "color": MUTED_COLOR}
+            count = f"{m.missing} missing (not paired)"
+            _text(ax, (1.01, i - 0.12), count, gid=f"count/missing/{m.metric}", **right)
+            ids_text = format_id_list(m.ids["missing"], _MAX_IDS_PER_BAR)
+            _text(ax, (1.01, i + 0.2), ids_text, gid=f"ids/missing/{m.metric}", **right)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlim(-biggest * 1.15, biggest * 1.15)
-    ax.set_ylim(len(paired.metrics) - 0.45, -0.55)
+    ax.set_ylim(len(metrics) - 0.45, -0.55)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
     # With repeated trials the items whose rate moved too little to call are counted too.
-    ax.set_yticks(
-        y,
-        [
-            m.metric + (f"\n({m.count('mixed')} mixed)" if "mixed" in m.ids else "")
-            for m in paired.metrics
-        ],
-    )
+    mixed = {m.metric: f"\n({m.count('mixed')} mixed)" for m in metrics if "mixed" in m.ids}
+    ax.set_yticks(np.arange(len(metrics)), [m.metric + mixed.get(m.metric, "") for m in metrics])
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel(
         f"\u2190 regressed (passed in {ev.baseline})    items    "
-        f"fixed (pass in {ev.candidate}) \u2192",
-        **LITERAL,
+        f"fixed (pass in {ev.candidate}) \u2192"
     )
-    if not any(m.count("fixed") or m.count("regressed") for m in paired.metrics):
-        ax.text(
-            0.5,
-            0.5,
-            "no item changed",
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            **LITERAL,
-        )
-    ax.set_title(
-        f"Items that changed: {ev.baseline} \u2192 {ev.candidate}", **LITERAL
-    )
-    legend = ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, frameon=False, fontsize=8
-    )
-    literal_legend(legend)
-    literal_axes(ax)
-    ax.spines[["top", "right", "left"]].set_visible(False)
-    return ax
-
-
-def _is_na(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    if not any(m.count("fixed") or m.count("regressed") for m in metrics):
+        ax.text(0.5, 0.5, "no item changed", transform=ax.transAxes, ha="center", va="center")
+    ax.set_title(f"Items that changed: {ev.baseline} \u2192 {ev.candidate}")
+    place_legend(ax, "upper center", (0.5, -0.22), ncol=2)
+    return literal_axes(ax, hide_spines=("top", "right", "left"))
 
 
 def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axes:
@@ -669,73 +516,38 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     n = len(comparison)
     ax = new_axes(ax, (8, 1.4 + 0.75 * max(n, 1)))
     rows = comparison.reset_index(drop=True)
-    y = np.arange(n)
-    shown_ready = shown_waiting = False
-    for i, (_, row) in enumerate(rows.iterrows()):  # rows has a fresh 0..n-1 index
+    labelled = set()  # readiness already in the legend
+    for y, row in enumerate(rows.to_dict("records")):
         metric = str(row["metric"])
-        ready = not _is_na(row["ready_for_decision"]) and bool(row["ready_for_decision"])
-        color = VERSION_COLORS[1] if ready else _NA_COLOR
-        note = "" if _is_na(row["note"]) else str(row["note"])
-        if _is_na(row["diff"]):
-            ax.text(
-                0,
-                y[i],
-                "not computed",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="#404040",
-                gid=f"na/{metric}",
-                **LITERAL,
+        ready = not pd.isna(row["ready_for_decision"]) and bool(row["ready_for_decision"])
+        color = VERSION_COLORS[1] if ready else MUTED_COLOR
+        if pd.isna(row["diff"]):
+            _text(
+                ax, (0, y), "not computed", ha="center", fontsize=8, color=_GREY, gid=f"na/{metric}"
             )
         else:
-            diff = float(row["diff"])
             low, high = row["diff_ci_low"], row["diff_ci_high"]
-            if not (_is_na(low) or _is_na(high)):
-                ax.plot(
-                    [float(low), float(high)],
-                    [y[i], y[i]],
-                    color=color,
-                    linewidth=2.5,
-                    solid_capstyle="butt",
-                    gid=f"interval/{metric}",
-                )
-            if ready:
-                label, shown_ready = (None if shown_ready else "ready for decision"), True
-            else:
-                label, shown_waiting = (None if shown_waiting else "not ready"), True
-            ax.plot(
-                [diff],
-                [y[i]],
-                marker="o",
-                markersize=7,
-                linestyle="none",
-                color=color,
-                markerfacecolor=color if ready else "white",
-                label=label,
-                gid=f"diff/{metric}",
-            )
+            if not (pd.isna(low) or pd.isna(high)):
+                ax.plot([float(low), float(high)], [y, y], color=color, linewidth=2.5,
+                        solid_capstyle="butt", gid=f"interval/{metric}")  # fmt: skip
+            label = None if ready in labelled else ("ready for decision" if ready else "not ready")
+            face = color if ready else "white"
+            ax.plot([float(row["diff"])], [y], "o", markersize=7, color=color,
+                    markerfacecolor=face, label=label, gid=f"diff/{metric}")  # fmt: skip
+            labelled.add(ready)
+        note = "" if pd.isna(row["note"]) else str(row["note"])
         if note:
             # Under the row, from the left edge: notes can be a sentence long.
-            ax.text(
-                0.01,
-                y[i] + 0.32,
-                textwrap.fill(note, _NOTE_WIDTH),
-                transform=ax.get_yaxis_transform(),
-                ha="left",
-                va="center",
-                fontsize=7,
-                color="#404040",
-                gid=f"note/{metric}",
-                **LITERAL,
-            )
+            text = textwrap.fill(note, _NOTE_WIDTH)
+            left = {"transform": ax.get_yaxis_transform(), "ha": "left", "color": _GREY}
+            _text(ax, (0.01, y + 0.32), text, gid=f"note/{metric}", **left)
     ends = [0.0]
     for column in ("diff", "diff_ci_low", "diff_ci_high"):
-        ends += [float(v) for v in rows[column] if not _is_na(v)]
+        ends += [float(v) for v in rows[column] if not pd.isna(v)]
     pad = max(0.05, (max(ends) - min(ends)) * 0.1)
     ax.set_xlim(min(ends) - pad, max(ends) + pad)
     ax.axvline(0, color="black", linewidth=0.8, linestyle=":")
-    ax.set_yticks(y, [str(m) for m in rows["metric"]])
+    ax.set_yticks(np.arange(n), [str(m) for m in rows["metric"]])
     ax.tick_params(axis="y", length=0)
     ax.set_ylim(n - 0.4, -0.5)
     ax.set_xlabel("paired difference, candidate \u2212 baseline")
@@ -745,12 +557,10 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
         methods = [str(v) for v in rows.loc[ready_rows, "diff_method"].dropna().unique()]
         if len(methods) == 1:
             title += f"\n({methods[0]})"
-    ax.set_title(title, **LITERAL)
-    if shown_ready or shown_waiting:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
-    literal_axes(ax)
-    ax.spines[["top", "right"]].set_visible(False)
-    return ax
+    ax.set_title(title)
+    if labelled:
+        place_legend(ax, "upper left", (1.0, 1.0))
+    return literal_axes(ax, hide_spines=("top", "right"))
 
 
 #: Flaky items named on :func:`plot_trial_rates` before "and N more".
@@ -788,8 +598,7 @@ def plot_trial_rates(
     """
     ev = _evaluation(evaluation)
     if metric not in RATE_METRICS:
-        allowed = ", ".join(RATE_METRICS)
-        raise InputError(f"metric must be one of {allowed}, got {metric!r}")
+        raise InputError(f"metric must be one of {', '.join(RATE_METRICS)}, got {metric!r}")
     changes = ev.item_changes()
     if "flaky" not in changes:
         raise InputError(
@@ -803,16 +612,13 @@ def plot_trial_rates(
     x = rows["baseline_rate"].to_numpy(dtype=float) + spread
     y = rows["candidate_rate"].to_numpy(dtype=float) - spread
     flaky = rows["flaky"].to_numpy(dtype=bool)
-    ax.plot([0, 1], [0, 1], color=_NA_COLOR, linestyle="--", linewidth=1)
+    ax.plot([0, 1], [0, 1], color=MUTED_COLOR, linestyle="--", linewidth=1)
     consistent = f"consistent ({int((~flaky).sum())})"
     ax.scatter(x[~flaky], y[~flaky], color=VERSION_COLORS[1], alpha=0.6, label=consistent)
-    ax.scatter(
-        x[flaky], y[flaky], color=_REGRESSED_COLOR, alpha=0.8, label=f"flaky ({flaky.sum()})"
-    )
+    ax.scatter(x[flaky], y[flaky], color=LOSS_COLOR, alpha=0.8, label=f"flaky ({flaky.sum()})")
     named = rows["item_id"][flaky].tolist()
     for item, px, py in zip(named[:_MAX_NAMED_FLAKY], x[flaky], y[flaky], strict=False):
-        ax.annotate(item, (px, py), xytext=(3, 3), textcoords="offset points", fontsize=7,
-                    **LITERAL)  # fmt: skip
+        offset_text(ax, item, (px, py), (3, 3), fontsize=7)
     more = len(named) - _MAX_NAMED_FLAKY
     title = f"{metric}: per-item pass rate over trials"
     if more > 0:
@@ -825,9 +631,5 @@ def plot_trial_rates(
         title=title,
     )
     # Under the axes, never over a point, whatever the metric's rates.
-    legend = ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False, fontsize=8
-    )
-    literal_legend(legend)
-    literal_axes(ax)
-    return ax
+    place_legend(ax, "upper center", (0.5, -0.13), ncol=2)
+    return literal_axes(ax)

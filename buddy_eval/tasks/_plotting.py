@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._plot_base import literal_axes, new_axes
+from .._plot_base import (
+    GAIN_COLOR,
+    LOSS_COLOR,
+    MUTED_COLOR,
+    VERSION_COLORS,
+    literal_axes,
+    new_axes,
+    offset_text,
+)
 from ..formatting import format_diff, format_p_value
 from ._record_rules import CHECK_TYPES
 
@@ -25,9 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["RUN_COLORS", "plot_deltas", "plot_readiness", "plot_unknowns"]
 
-#: Bar colours of run A and run B.
-RUN_COLORS = ("#9db4d3", "#1f4e79")
-_WIN, _LOSS, _TIE = "#1b9e77", "#d95f02", "#8c8c8c"
+#: Bar colours of run A and run B: those of the gate's baseline and candidate.
+RUN_COLORS = VERSION_COLORS
 
 
 def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
@@ -42,7 +49,7 @@ def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     label_a, label_b = comparison.labels
     deltas = pairs["delta"].to_numpy(dtype=float)
     y = np.arange(len(pairs))
-    colors = np.where(deltas > 0, _WIN, np.where(deltas < 0, _LOSS, _TIE))
+    colors = np.where(deltas > 0, GAIN_COLOR, np.where(deltas < 0, LOSS_COLOR, MUTED_COLOR))
     bars = ax.barh(y, deltas, color=colors, height=0.7)
     for bar, golden_id in zip(bars, pairs["golden_id"], strict=True):
         bar.set_gid(f"delta/{golden_id}")
@@ -79,14 +86,8 @@ def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
         )
         for bar, kind, u, c in zip(bars, CHECK_TYPES, unknown, checks, strict=True):
             bar.set_gid(f"unknown/{label}/{kind}")
-            ax.annotate(
-                f"{u}/{c}",
-                (bar.get_x() + bar.get_width() / 2, u),
-                xytext=(0, 2),
-                textcoords="offset points",
-                ha="center",
-                fontsize=8,
-            )
+            centre = bar.get_x() + bar.get_width() / 2
+            offset_text(ax, f"{u}/{c}", (centre, u), (0, 2), ha="center", fontsize=8)
     ax.set_xticks(x, CHECK_TYPES, fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
@@ -107,13 +108,11 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     """
     ax = new_axes(ax, (7, 1.9))
     p = comparison.paired
-    color = _WIN if p.ready_for_decision else _LOSS
-    bar = ax.barh([0], [p.n], color=color, height=0.5)[0]
-    bar.set_gid("paired_n")
+    color = GAIN_COLOR if p.ready_for_decision else LOSS_COLOR
+    ax.barh([0], [p.n], color=color, height=0.5, gid="paired_n")
     ax.axvline(p.min_n, color="black", linestyle="--", linewidth=1, gid="min_n")
     ax.annotate(f"minimum {p.min_n}", (p.min_n, 0.32), ha="center", fontsize=8)
-    ax.annotate(f"n = {p.n}", (p.n, 0), xytext=(4, 0), textcoords="offset points",
-                va="center", fontsize=8)  # fmt: skip
+    offset_text(ax, f"n = {p.n}", (p.n, 0), (4, 0), va="center", fontsize=8)
     ax.set_xlim(0, max(p.n, p.min_n) * 1.2 + 1)
     ax.set_ylim(-0.5, 0.6)
     ax.set_yticks([])
