@@ -602,7 +602,7 @@ def plot_trial_rates(
     changes = ev.item_changes()
     if "flaky" not in changes:
         raise InputError(
-            "the ev has one result per item and version: no per-item trial rates "
+            "the evaluation has one result per item and version: no per-item trial rates "
             "(load the input with trials=True, or run buddy-eval --trials)"
         )
     rows = changes[(changes["metric"] == metric)].dropna(subset=["baseline_rate", "candidate_rate"])

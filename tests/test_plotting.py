@@ -501,3 +501,14 @@ def test_lazy_exports_are_listed():
         assert getattr(be, name) is getattr(plotting, name)
     with pytest.raises(AttributeError):
         be.plot_nothing  # noqa: B018
+
+
+def test_trial_rates_without_trials_say_what_to_do(ev):
+    with pytest.raises(InputError) as caught:
+        be.plot_trial_rates(ev)
+    assert str(caught.value) == (
+        "the evaluation has one result per item and version: no per-item trial rates "
+        "(load the input with trials=True, or run buddy-eval --trials)"
+    )
+    with pytest.raises(InputError, match=r"metric must be one of correctness, citation, refusal"):
+        be.plot_trial_rates(ev, metric="violations")
