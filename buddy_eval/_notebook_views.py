@@ -322,12 +322,7 @@ def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
     """
     out = {}
     for c in evaluation._changes:
-        if c.trials is not None:
-            base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.trials)
-        else:
-            base_k = int((c.baseline_pass & c.baseline_present).sum())
-            cand_k = int((c.candidate_pass & c.candidate_present).sum())
-            base_n, cand_n = int(c.baseline_present.sum()), int(c.candidate_present.sum())
+        base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.counts)
         out[c.metric] = (base_k, base_n, cand_k, cand_n)
     return out
 
@@ -645,13 +640,9 @@ def _item_rates(evaluation) -> dict:
     """Per rate metric: golden rows, and each item's exact rate per version (0 when missing)."""
     out = {}
     for c in evaluation._changes:
-        if c.trials is not None:
-            bn, bk, cn, ck = (a.tolist() for a in c.trials)
-            base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
-            cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
-        else:
-            base = [Fraction(int(v)) for v in (c.baseline_pass & c.baseline_present).tolist()]
-            cand = [Fraction(int(v)) for v in (c.candidate_pass & c.candidate_present).tolist()]
+        bn, bk, cn, ck = (a.tolist() for a in c.counts)
+        base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
+        cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
         out[c.metric] = (c.rows, base, cand)
     return out
 

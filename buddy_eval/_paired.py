@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -79,9 +79,12 @@ class Changes:
         That version has a result for the item.
     change : numpy.ndarray of int8
         Index into :attr:`labels`.
+    counts : tuple of numpy.ndarray
+        Trials and passing trials per item, baseline then candidate
+        (``base_n, base_k, cand_n, cand_k``); with one result per item a
+        trial is a result (0 or 1 of each).
     trials : tuple of numpy.ndarray or None
-        Repeated trials only: trials and passing trials per item, baseline
-        then candidate (``base_n, base_k, cand_n, cand_k``).
+        :attr:`counts` with repeated trials, None without.
     """
 
     metric: str
@@ -91,6 +94,7 @@ class Changes:
     baseline_present: np.ndarray
     candidate_present: np.ndarray
     change: np.ndarray
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
@@ -124,7 +128,7 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
         trials = counts if grid.trials is not None else None
         if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, b, c, bp, cp, change, trials))
+        out.append(Changes(metric, rows, b, c, bp, cp, change, counts, trials))
     return tuple(out)
 
 
@@ -822,19 +826,15 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
                 "note": readiness_note(m, paired.settings.min_paired),
             }
         )
-    out = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
-    out["metric"] = pd.Categorical(out["metric"], categories=list(RATE_METRICS))
-    out = out.astype({k: "int64" for k in _COUNT_COLUMNS})
-    for column in _FLOAT_COLUMNS:
-        values = pd.array(out[column].to_numpy(dtype=float), dtype="Float64")
-        values[np.isnan(out[column].to_numpy(dtype=float))] = pd.NA
-        out[column] = values
-    out["ready_for_decision"] = out["ready_for_decision"].astype(bool)
-    required: list[int | None] = [cast("int | None", r["required_n"]) for r in rows]
-    out["required_n"] = pd.array(required, dtype="Int64")
-    for column in ("reading", "diff_method", "p_value_method", "note"):
-        out[column] = pd.Series([r[column] for r in rows], dtype="str")
-    return out
+    dtypes: dict[str, Any] = {
+        "metric": pd.CategoricalDtype(list(RATE_METRICS)),
+        **dict.fromkeys(_COUNT_COLUMNS, "int64"),
+        **dict.fromkeys(_FLOAT_COLUMNS, "Float64"),  # NaN (not computed) becomes <NA>
+        "ready_for_decision": "bool",
+        "required_n": "Int64",
+        **dict.fromkeys(("reading", "diff_method", "p_value_method", "note"), "str"),
+    }
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(dtypes)
 
 
 def _float(value: Fraction | None) -> float:
