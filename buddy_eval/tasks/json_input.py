@@ -69,33 +69,21 @@ class LongNumber:
         return f"LongNumber({len(self.text)} characters)"
 
 
-_OUT_OF_RANGE = "a number whose exponent is beyond any value a field may hold"
-
-
-def _int(text: str) -> int | LongNumber:
-    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else int(text)
-
-
-def _decimal(text: str) -> Decimal | LongNumber:
+def _number(text: str, read=Decimal) -> int | Decimal | LongNumber:
+    """A number literal read by ``read`` (a Decimal unless told), or a :class:`LongNumber`."""
     if len(text) > MAX_NUMBER_CHARS:
         return LongNumber(text)
     try:
-        value = Decimal(text)
+        return read(text)
     except InvalidOperation:  # an exponent past what Decimal can hold
-        return LongNumber(text, _OUT_OF_RANGE)
-    return value
+        return LongNumber(text, "a number whose exponent is beyond any value a field may hold")
 
 
 def _object(pairs: list[tuple[str, object]]) -> JSONObject:
     obj = JSONObject(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        duplicates = []
-        for key, _ in pairs:
-            if key in seen:
-                duplicates.append(key)
-            seen.add(key)
-        obj.duplicate_keys = tuple(duplicates)
+    if len(obj) != len(pairs):  # the file repeats a key: each repeat after the first is listed
+        first = {key: index for index, (key, _) in reversed(list(enumerate(pairs)))}
+        obj.duplicate_keys = tuple(key for i, (key, _) in enumerate(pairs) if first[key] != i)
     return obj
 
 
@@ -115,8 +103,8 @@ def parse_json(text: str, source: str):
     try:
         return json.loads(
             text,
-            parse_int=_int,
-            parse_float=_decimal,
+            parse_int=lambda text: _number(text, int),
+            parse_float=_number,
             parse_constant=NonFinite,
             object_pairs_hook=_object,
         )
