@@ -18,7 +18,7 @@ U+2029), so that they cannot break the report's lines or send terminal escapes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, localcontext
 from typing import NoReturn
@@ -78,11 +78,8 @@ _VALUE_RULE = dict.fromkeys(STRING_CHECKS, _NON_EMPTY) | {
     "max_tokens": "a non-negative integer",
     "max_cost_usd": f"a number of US dollars from 0 to {MAX_COST_USD}",
 }
-_OPTIONAL_RULE = {
-    "model": "a string or null",
-    "result_text": "a string or null",
-    **dict.fromkeys(RECORD_FIELDS[5:], "a non-negative integer or null"),
-}
+_TEXT_OR_NULL = "a string or null"
+_COUNT_OR_NULL = "a non-negative integer or null"
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,9 +194,7 @@ def describe(value) -> str:
 
 def _got(value) -> str:
     """``got VALUE`` for a message; a too long number also says what the limit is."""
-    if isinstance(value, LongNumber):
-        return f"got {describe(value)}, {value.why}"
-    return f"got {describe(value)}"
+    return f"got {describe(value)}" + (f", {value.why}" if isinstance(value, LongNumber) else "")
 
 
 def _text_problem(text: str, identifier: bool) -> str | None:
@@ -214,16 +209,15 @@ def _text_problem(text: str, identifier: bool) -> str | None:
             f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid "
             f"Unicode text, at character {found.start() + 1} of {describe(text)}"
         )
-    if identifier:
-        found = _CONTROL.search(text)
-        if found:
-            kind = _SEPARATORS.get(found.group(), "control character")
-            return (
-                f"contains the {kind} U+{ord(found.group()):04X} at character "
-                f"{found.start() + 1} of {describe(text)}; an identifier may not contain control "
-                "characters (U+0000 to U+001F, U+007F to U+009F) or line separators (U+2028, "
-                "U+2029)"
-            )
+    found = _CONTROL.search(text) if identifier else None
+    if found:
+        kind = _SEPARATORS.get(found.group(), "control character")
+        return (
+            f"contains the {kind} U+{ord(found.group()):04X} at character "
+            f"{found.start() + 1} of {describe(text)}; an identifier may not contain control "
+            "characters (U+0000 to U+001F, U+007F to U+009F) or line separators (U+2028, "
+            "U+2029)"
+        )
     return None
 
 
@@ -233,14 +227,7 @@ def _is_int(value) -> bool:
 
 def _count(value) -> int | None:
     """``value`` as a non-negative int64 count, or None when it is anything else."""
-    if _is_int(value) and 0 <= value <= INT64_MAX:
-        return int(value)
-    return None
-
-
-def _is_short_int(value) -> bool:
-    """An integer of at most :data:`MAX_NUMBER_CHARS` digits (kept as text: ids and tiers)."""
-    return _is_int(value) and abs(int(value)) < 10**MAX_NUMBER_CHARS
+    return int(value) if _is_int(value) and 0 <= value <= INT64_MAX else None
 
 
 def _dollars(value) -> Decimal | None:
@@ -299,10 +286,6 @@ class _Place:
     where: str
     source: str
 
-    def at(self, where: str) -> _Place:
-        """Another place in the same source."""
-        return _Place(where, self.source)
-
     def fail(self, message: str) -> NoReturn:
         raise InputError(f"{self.where}: {message}", source=self.source)
 
@@ -337,12 +320,13 @@ def _non_empty(value) -> bool:
 
 
 # What each rule that a message states accepts.
-_RULES: dict[str, Callable[[object], bool]] = {
+_RULES = {
     _NON_EMPTY: _non_empty,
-    _TEXT_OR_INT: lambda value: _non_empty(value) or _is_short_int(value),
+    # an integer of at most MAX_NUMBER_CHARS digits is kept as text (ids and tiers)
+    _TEXT_OR_INT: lambda v: _non_empty(v) or (_is_int(v) and abs(int(v)) < 10**MAX_NUMBER_CHARS),
     "a string": lambda value: isinstance(value, str),
-    "a string or null": lambda value: value is None or isinstance(value, str),
-    "a non-negative integer or null": lambda value: value is None or _count(value) is not None,
+    _TEXT_OR_NULL: lambda value: value is None or isinstance(value, str),
+    _COUNT_OR_NULL: lambda value: value is None or _count(value) is not None,
     _CHECK_LIST: lambda value: isinstance(value, list) and len(value) > 0,
     _ONE_OF_TYPES: lambda value: isinstance(value, str) and value in CHECK_TYPES,
 }
@@ -383,11 +367,11 @@ def _check_value(kind: str, check: dict, at: _Place) -> tuple:
 def _task_checks(checks: list, task: _Place, golden_id: str) -> list[tuple]:
     rows = []
     for index, check in enumerate(checks, 1):
-        at = task.at(f"{task.where}, check {index}")
+        at = _Place(f"{task.where}, check {index}", task.source)
         at.expect_object(check, "type, value")
         at.unique_keys(check)
         kind = _field(check, "type", _ONE_OF_TYPES, at)
-        at = at.at(f"{at.where} ({kind})")
+        at = _Place(f"{at.where} ({kind})", task.source)
         allowed = ("type",) if kind == "status_completed" else ("type", "value")
         extra = [k for k in check if k not in allowed]
         if extra:
@@ -465,12 +449,8 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         the message names the task and the field and quotes the value
         boundedly.
     """
-    _check_list(
-        items,
-        "golden tasks {id, prompt, tier, checks}",
-        "the list of golden tasks is empty",
-        source,
-    )
+    what = "golden tasks {id, prompt, tier, checks}"
+    _check_list(items, what, "the list of golden tasks is empty", source)
     tasks: list[tuple] = []
     checks: list[tuple] = []
     first: dict[str, int] = {}
@@ -478,12 +458,10 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         at = _Place(f"task #{position}", source)
         at.expect_object(item, "id, prompt, tier, checks")
         golden_id = _field(item, "id", _NON_EMPTY, at, identifier=True)
-        at = at.at(f"task {describe(golden_id)}")
-        if golden_id in first:
-            at.at(f"{at.where} (#{position})").fail(
-                f"duplicate golden id (first defined as task #{first[golden_id]})"
-            )
-        first[golden_id] = position
+        at = _Place(f"task {describe(golden_id)}", source)
+        if first.setdefault(golden_id, position) != position:
+            message = f"duplicate golden id (first defined as task #{first[golden_id]})"
+            _Place(f"{at.where} (#{position})", source).fail(message)
         at.unique_keys(item)
         at.require(item, prompt=_NON_EMPTY, tier=_NON_EMPTY)
         prompt = _field(item, "prompt", _NON_EMPTY, at)
@@ -541,9 +519,9 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         at = _Place(f"record #{position}", source)
         at.expect_object(record, "task_id, golden_id, ...")
         task_id = str(_field(record, "task_id", _TEXT_OR_INT, at, identifier=True))
-        at = at.at(f"record #{position} (task_id {describe(task_id)})")
+        at = _Place(f"record #{position} (task_id {describe(task_id)})", source)
         at.unique_keys(record)
-        if task_id in task_first:
+        if task_first.setdefault(task_id, position) != position:
             at.fail(
                 f"duplicate task_id (first given in record #{task_first[task_id]}); "
                 "each task record may appear once"
@@ -552,16 +530,15 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         golden_id = _field(record, "golden_id", _NON_EMPTY, at, identifier=True)
         values = {"task_id": task_id, "golden_id": golden_id}
         values["status"] = _field(record, "status", "a string", at)
-        if golden_id in golden_first:
-            first_position, first_task = golden_first[golden_id]
+        first_position, first_task = golden_first.setdefault(golden_id, (position, task_id))
+        if first_position != position:
             at.fail(
                 f"second record for golden task {describe(golden_id)} in run {describe(label)} "
                 f"(first: record #{first_position}, task_id {describe(first_task)}); a run may "
                 "hold one record per golden task"
             )
-        task_first[task_id] = position
-        golden_first[golden_id] = (position, task_id)
-        for field, rule in _OPTIONAL_RULE.items():
+        for field in ("model", "result_text", *RECORD_FIELDS[5:]):
+            rule = _TEXT_OR_NULL if field in RECORD_FIELDS[:5] else _COUNT_OR_NULL
             values[field] = _field(record, field, rule, at, required=False)
         rows.append((label, *(values[field] for field in RECORD_FIELDS), position))
     dtypes = {"run": pd.CategoricalDtype([label]), **_RECORD_DTYPES, "position": np.int64}
