@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, localcontext
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -155,13 +155,6 @@ class RunRecords:
         )
 
 
-def _shorten(text: str, quote: bool) -> str:
-    if len(text) <= MAX_QUOTED_CHARS:
-        return repr(text) if quote else text
-    head = text[: MAX_QUOTED_CHARS - 3]
-    return f"{repr(head) if quote else head}... ({len(text) - len(head)} more characters)"
-
-
 def describe(value) -> str:
     """A received value as the file wrote it, bounded for messages.
 
@@ -175,8 +168,6 @@ def describe(value) -> str:
     >>> describe(None), describe(True), describe([1]), describe("a\\nb")
     ('null', 'true', 'a list', "'a\\\\nb'")
     """
-    if isinstance(value, (NonFinite, LongNumber)):
-        return _shorten(value.text, quote=False)
     if value is None:
         return "null"
     if isinstance(value, (bool, np.bool_)):
@@ -185,11 +176,16 @@ def describe(value) -> str:
         return "an object"
     if isinstance(value, (list, tuple)):
         return "a list"
-    if isinstance(value, str):
-        return _shorten(value, quote=True)
     if _is_int(value) and int(value).bit_length() > 10_000:  # str() would refuse > 4300 digits
         return f"an integer of about {int(int(value).bit_length() * 0.30103)} digits"
-    return _shorten(str(value), quote=False)
+    quote = isinstance(value, str)  # a number is shown as written, unquoted
+    if isinstance(value, (NonFinite, LongNumber)):
+        value = value.text
+    text = value if quote else str(value)
+    if len(text) <= MAX_QUOTED_CHARS:
+        return repr(text) if quote else text
+    head = text[: MAX_QUOTED_CHARS - 3]
+    return f"{repr(head) if quote else head}... ({len(text) - len(head)} more characters)"
 
 
 def _got(value) -> str:
@@ -279,8 +275,7 @@ def micros_limit(dollars: Decimal) -> int:
     return int(micros)
 
 
-@dataclass(frozen=True)
-class _Place:
+class _Place(NamedTuple):
     """A place in a source (``task 'g1', check 2``); its messages start with it."""
 
     where: str
@@ -393,9 +388,7 @@ def _check_list(value, what: str, empty: str, source: str) -> None:
 def _frame(rows: list[tuple], dtypes: dict) -> pd.DataFrame:
     """``rows`` as a DataFrame: one column per ``dtypes`` entry (name: dtype), in order."""
     columns = zip(dtypes.items(), zip(*rows, strict=True), strict=True)
-    return pd.DataFrame(
-        {name: pd.Series(list(values), dtype=dtype) for (name, dtype), values in columns}
-    )
+    return pd.DataFrame({name: pd.Series(list(v), dtype=dtype) for (name, dtype), v in columns})
 
 
 _TASK_DTYPES = {
