@@ -87,6 +87,10 @@ def _object(pairs: list[tuple[str, object]]) -> JSONObject:
     return obj
 
 
+# How decimals, NaN and Infinity, and objects are read (integers: in parse_json).
+_HOOKS: dict = dict(parse_float=_number, parse_constant=NonFinite, object_pairs_hook=_object)
+
+
 def parse_json(text: str, source: str):
     """Parse JSON text; floats as :class:`~decimal.Decimal`.
 
@@ -101,13 +105,7 @@ def parse_json(text: str, source: str):
         column.
     """
     try:
-        return json.loads(
-            text,
-            parse_int=lambda text: _number(text, int),
-            parse_float=_number,
-            parse_constant=NonFinite,
-            object_pairs_hook=_object,
-        )
+        return json.loads(text, parse_int=lambda text: _number(text, int), **_HOOKS)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno

@@ -391,13 +391,7 @@ def _frame(rows: list[tuple], dtypes: dict) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series(list(v), dtype=dtype) for (name, dtype), v in columns})
 
 
-_TASK_DTYPES = {
-    "golden_id": "str",
-    "prompt": "str",
-    "tier": "str",
-    "n_checks": np.int64,
-    "position": np.int64,
-}
+_TASK_DTYPES = dict(golden_id="str", prompt="str", tier="str", n_checks=np.int64, position=np.int64)
 _RECORD_DTYPES = dict.fromkeys(RECORD_FIELDS[:5], "str") | dict.fromkeys(RECORD_FIELDS[5:], "Int64")
 _CHECK_DTYPES = {
     "golden_id": "str",
