@@ -305,7 +305,7 @@ class _Place(NamedTuple):
 
     def check_text(self, text: str, field: str, identifier: bool = False) -> None:
         """Fail unless ``text`` is acceptable (see :func:`_text_problem`)."""
-        problem = _text_problem(text, identifier)
+        problem = None if text.isascii() and not identifier else _text_problem(text, identifier)
         if problem:
             self.fail(f"field {field!r} {problem}")
 
@@ -332,8 +332,8 @@ def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, requi
 
     A string must also pass :meth:`_Place.check_text`.
     """
-    if required:
-        at.require(obj, **{field: rule})
+    if required and field not in obj:
+        at.fail(f"missing field {field!r} ({rule})")
     value = obj.get(field)
     if not _RULES[rule](value):
         at.fail(f"field {field!r} must be {rule}, {_got(value)}")
@@ -525,7 +525,7 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
                 "hold one record per golden task"
             )
         for field in ("model", "result_text", *RECORD_FIELDS[5:]):
-            rule = _TEXT_OR_NULL if field in RECORD_FIELDS[:5] else _COUNT_OR_NULL
+            rule = _TEXT_OR_NULL if field in ("model", "result_text") else _COUNT_OR_NULL
             values[field] = _field(record, field, rule, at, required=False)
         rows.append((label, *(values[field] for field in RECORD_FIELDS), position))
     dtypes = {"run": pd.CategoricalDtype([label]), **_RECORD_DTYPES, "position": np.int64}
