@@ -319,11 +319,11 @@ _RULES = {
     _NON_EMPTY: _non_empty,
     # an integer of at most MAX_NUMBER_CHARS digits is kept as text (ids and tiers)
     _TEXT_OR_INT: lambda v: _non_empty(v) or (_is_int(v) and abs(int(v)) < 10**MAX_NUMBER_CHARS),
-    "a string": lambda value: isinstance(value, str),
-    _TEXT_OR_NULL: lambda value: value is None or isinstance(value, str),
-    _COUNT_OR_NULL: lambda value: value is None or _count(value) is not None,
-    _CHECK_LIST: lambda value: isinstance(value, list) and len(value) > 0,
-    _ONE_OF_TYPES: lambda value: isinstance(value, str) and value in CHECK_TYPES,
+    "a string": lambda v: isinstance(v, str),
+    _TEXT_OR_NULL: lambda v: v is None or isinstance(v, str),
+    _COUNT_OR_NULL: lambda v: v is None or _count(v) is not None,
+    _CHECK_LIST: lambda v: isinstance(v, list) and len(v) > 0,
+    _ONE_OF_TYPES: lambda v: isinstance(v, str) and v in CHECK_TYPES,
 }
 
 
