@@ -69,34 +69,26 @@ class LongNumber:
         return f"LongNumber({len(self.text)} characters)"
 
 
-_OUT_OF_RANGE = "a number whose exponent is beyond any value a field may hold"
-
-
-def _int(text: str) -> int | LongNumber:
-    return LongNumber(text) if len(text) > MAX_NUMBER_CHARS else int(text)
-
-
-def _decimal(text: str) -> Decimal | LongNumber:
+def _number(text: str, read=Decimal) -> int | Decimal | LongNumber:
+    """A number literal read by ``read`` (a Decimal unless told), or a :class:`LongNumber`."""
     if len(text) > MAX_NUMBER_CHARS:
         return LongNumber(text)
     try:
-        value = Decimal(text)
+        return read(text)
     except InvalidOperation:  # an exponent past what Decimal can hold
-        return LongNumber(text, _OUT_OF_RANGE)
-    return value
+        return LongNumber(text, "a number whose exponent is beyond any value a field may hold")
 
 
 def _object(pairs: list[tuple[str, object]]) -> JSONObject:
     obj = JSONObject(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        duplicates = []
-        for key, _ in pairs:
-            if key in seen:
-                duplicates.append(key)
-            seen.add(key)
-        obj.duplicate_keys = tuple(duplicates)
+    if len(obj) != len(pairs):  # the file repeats a key: each repeat after the first is listed
+        first = {key: index for index, (key, _) in reversed(list(enumerate(pairs)))}
+        obj.duplicate_keys = tuple(key for i, (key, _) in enumerate(pairs) if first[key] != i)
     return obj
+
+
+# How decimals, NaN and Infinity, and objects are read (integers: in parse_json).
+_HOOKS: dict = dict(parse_float=_number, parse_constant=NonFinite, object_pairs_hook=_object)
 
 
 def parse_json(text: str, source: str):
@@ -113,13 +105,7 @@ def parse_json(text: str, source: str):
         column.
     """
     try:
-        return json.loads(
-            text,
-            parse_int=_int,
-            parse_float=_decimal,
-            parse_constant=NonFinite,
-            object_pairs_hook=_object,
-        )
+        return json.loads(text, parse_int=lambda text: _number(text, int), **_HOOKS)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from .._errors import InputError
 from ._json_input import read_json
@@ -44,12 +45,7 @@ def load_golden(source) -> GoldenSet:
     0        g1      contains    42   <NA>
     1        g1  max_cost_usd  0.02  20000
     """
-    if isinstance(source, GoldenSet):
-        return source
-    if isinstance(source, list):
-        return build_golden(source)
-    items, name = read_json(_path(source))
-    return build_golden(items, source=name)
+    return _load(source, GoldenSet, build_golden)
 
 
 def load_run(source, label: str = "run") -> RunRecords:
@@ -78,17 +74,18 @@ def load_run(source, label: str = "run") -> RunRecords:
         label, a duplicate ``task_id`` or two records for the same golden
         task.
     """
-    if isinstance(source, RunRecords):
-        return source if source.label == label else source.relabel(label)
-    if isinstance(source, list):
-        return build_run(source, label=label)
-    records, name = read_json(_path(source))
-    return build_run(records, label=label, source=name)
+    run = _load(source, RunRecords, build_run, label=label)
+    return run if run.label == label else run.relabel(label)
 
 
-def _path(source) -> str | os.PathLike:
-    if isinstance(source, (str, os.PathLike)):
+def _load(source, loaded: type, build: Callable, **options):
+    """``source`` if it is already ``loaded``; else ``build`` from a list or a JSON file's."""
+    if isinstance(source, loaded):
         return source
-    raise InputError(
-        f"expected a path to a JSON file or a list of objects, got {type(source).__name__}"
-    )
+    if isinstance(source, list):
+        return build(source, **options)
+    if not isinstance(source, (str, os.PathLike)):
+        kind = type(source).__name__
+        raise InputError(f"expected a path to a JSON file or a list of objects, got {kind}")
+    value, name = read_json(source)
+    return build(value, source=name, **options)

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, localcontext
-from fractions import Fraction
+from typing import NamedTuple, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -69,14 +69,17 @@ MAX_QUOTED_CHARS = 60
 _ONE_MICRO = Decimal("0.000001")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_NOT_IDENTIFIER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _SEPARATORS = {"\u2028": "line separator", "\u2029": "paragraph separator"}
-_VALUE_RULE = {
-    "contains": "a non-empty string",
-    "not_contains": "a non-empty string",
+_NON_EMPTY = "a non-empty string"
+_TEXT_OR_INT = "a non-empty string or an integer"
+_CHECK_LIST = "a non-empty list of checks"
+_ONE_OF_TYPES = f"one of {', '.join(CHECK_TYPES)}"
+_VALUE_RULE = dict.fromkeys(STRING_CHECKS, _NON_EMPTY) | {
     "max_tokens": "a non-negative integer",
     "max_cost_usd": f"a number of US dollars from 0 to {MAX_COST_USD}",
 }
+_TEXT_OR_NULL = "a string or null"
+_COUNT_OR_NULL = "a non-negative integer or null"
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,13 +155,6 @@ class RunRecords:
         )
 
 
-def _shorten(text: str, quote: bool) -> str:
-    if len(text) <= MAX_QUOTED_CHARS:
-        return repr(text) if quote else text
-    head = text[: MAX_QUOTED_CHARS - 3]
-    return f"{repr(head) if quote else head}... ({len(text) - len(head)} more characters)"
-
-
 def describe(value) -> str:
     """A received value as the file wrote it, bounded for messages.
 
@@ -172,12 +168,6 @@ def describe(value) -> str:
     >>> describe(None), describe(True), describe([1]), describe("a\\nb")
     ('null', 'true', 'a list', "'a\\\\nb'")
     """
-    if type(value) is str and len(value) <= MAX_QUOTED_CHARS:
-        return repr(value)
-    if isinstance(value, NonFinite):
-        return value.text
-    if isinstance(value, LongNumber):
-        return _shorten(value.text, quote=False)
     if value is None:
         return "null"
     if isinstance(value, (bool, np.bool_)):
@@ -186,18 +176,21 @@ def describe(value) -> str:
         return "an object"
     if isinstance(value, (list, tuple)):
         return "a list"
-    if isinstance(value, str):
-        return _shorten(value, quote=True)
     if _is_int(value) and int(value).bit_length() > 10_000:  # str() would refuse > 4300 digits
         return f"an integer of about {int(int(value).bit_length() * 0.30103)} digits"
-    return _shorten(str(value), quote=False)
+    quote = isinstance(value, str)  # a number is shown as written, unquoted
+    if isinstance(value, (NonFinite, LongNumber)):
+        value = value.text
+    text = value if quote else str(value)
+    if len(text) <= MAX_QUOTED_CHARS:
+        return repr(text) if quote else text
+    head = text[: MAX_QUOTED_CHARS - 3]
+    return f"{repr(head) if quote else head}... ({len(text) - len(head)} more characters)"
 
 
 def _got(value) -> str:
     """``got VALUE`` for a message; a too long number also says what the limit is."""
-    if isinstance(value, LongNumber):
-        return f"got {describe(value)}, {value.why}"
-    return f"got {describe(value)}"
+    return f"got {describe(value)}" + (f", {value.why}" if isinstance(value, LongNumber) else "")
 
 
 def _text_problem(text: str, identifier: bool) -> str | None:
@@ -206,34 +199,22 @@ def _text_problem(text: str, identifier: bool) -> str | None:
     A lone surrogate is never acceptable; in an identifier, neither is a
     control character nor a line or paragraph separator.
     """
-    if not text.isascii():
-        found = _SURROGATE.search(text)
-        if found:
-            return (
-                f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid "
-                f"Unicode text, at character {found.start() + 1} of {describe(text)}"
-            )
-    if identifier:
-        found = _CONTROL.search(text)
-        if found:
-            kind = _SEPARATORS.get(found.group(), "control character")
-            return (
-                f"contains the {kind} U+{ord(found.group()):04X} at character "
-                f"{found.start() + 1} of {describe(text)}; an identifier may not contain control "
-                "characters (U+0000 to U+001F, U+007F to U+009F) or line separators (U+2028, "
-                "U+2029)"
-            )
+    found = None if text.isascii() else _SURROGATE.search(text)
+    if found:
+        return (
+            f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid "
+            f"Unicode text, at character {found.start() + 1} of {describe(text)}"
+        )
+    found = _CONTROL.search(text) if identifier else None
+    if found:
+        kind = _SEPARATORS.get(found.group(), "control character")
+        return (
+            f"contains the {kind} U+{ord(found.group()):04X} at character "
+            f"{found.start() + 1} of {describe(text)}; an identifier may not contain control "
+            "characters (U+0000 to U+001F, U+007F to U+009F) or line separators (U+2028, "
+            "U+2029)"
+        )
     return None
-
-
-def _check_text(text: str, field: str, where: str, source: str, identifier: bool = False):
-    """Fail unless ``text`` is acceptable (see :func:`_text_problem`); quick when it is."""
-    if identifier:
-        if _NOT_IDENTIFIER.search(text) is None:
-            return
-    elif text.isascii() or _SURROGATE.search(text) is None:
-        return
-    _fail(where, f"field {field!r} {_text_problem(text, identifier)}", source)
 
 
 def _is_int(value) -> bool:
@@ -242,14 +223,7 @@ def _is_int(value) -> bool:
 
 def _count(value) -> int | None:
     """``value`` as a non-negative int64 count, or None when it is anything else."""
-    if _is_int(value) and 0 <= value <= INT64_MAX:
-        return int(value)
-    return None
-
-
-def _is_short_int(value) -> bool:
-    """An integer of at most :data:`MAX_NUMBER_CHARS` digits (kept as text: ids and tiers)."""
-    return _is_int(value) and abs(int(value)) < 10**MAX_NUMBER_CHARS
+    return int(value) if _is_int(value) and 0 <= value <= INT64_MAX else None
 
 
 def _dollars(value) -> Decimal | None:
@@ -257,18 +231,15 @@ def _dollars(value) -> Decimal | None:
 
     JSON numbers arrive as int or Decimal; a Python float (from a list built
     in code) is read at its shortest decimal form, so ``0.02`` is two cents.
+    Anything else (a bool, a fraction, ``NaN``) is None.
     """
-    if isinstance(value, (NonFinite, bool, np.bool_)):
-        return None
     if _is_int(value):
         value = Decimal(int(value))
     elif isinstance(value, (float, np.floating)):
         value = Decimal(repr(float(value)))
-    elif isinstance(value, Fraction):
-        return None
-    if not isinstance(value, Decimal) or not value.is_finite() or not 0 <= value <= MAX_COST_USD:
-        return None
-    return value
+    if isinstance(value, Decimal) and value.is_finite() and 0 <= value <= MAX_COST_USD:
+        return value
+    return None
 
 
 def micros_limit(dollars: Decimal) -> int:
@@ -304,75 +275,132 @@ def micros_limit(dollars: Decimal) -> int:
     return int(micros)
 
 
-def _check_keys(obj: dict, where: str, source: str) -> None:
-    duplicates = getattr(obj, "duplicate_keys", ())
-    if duplicates:
-        raise InputError(
-            f"{where}: field {describe(duplicates[0])} is given more than once; each field may "
-            "appear once",
-            source=source,
-        )
+class _Place(NamedTuple):
+    """A place in a source (``task 'g1', check 2``); its messages start with it."""
+
+    where: str
+    source: str
+
+    def fail(self, message: str) -> NoReturn:
+        raise InputError(f"{self.where}: {message}", source=self.source)
+
+    def expect_object(self, value, fields: str) -> None:
+        if not isinstance(value, dict):
+            self.fail(f"expected an object {{{fields}}}, {_got(value)}")
+
+    def require(self, obj: dict, **rules: str) -> None:
+        """Fail on the first of the fields named that ``obj`` lacks, saying its rule."""
+        for field, rule in rules.items():
+            if field not in obj:
+                self.fail(f"missing field {field!r} ({rule})")
+
+    def unique_keys(self, obj: dict) -> None:
+        """Fail when the file gave a field of ``obj`` more than once."""
+        duplicates = getattr(obj, "duplicate_keys", ())
+        if duplicates:
+            self.fail(
+                f"field {describe(duplicates[0])} is given more than once; each field may "
+                "appear once"
+            )
+
+    def check_text(self, text: str, field: str, identifier: bool = False) -> None:
+        """Fail unless ``text`` is acceptable (see :func:`_text_problem`)."""
+        problem = None if text.isascii() and not identifier else _text_problem(text, identifier)
+        if problem:
+            self.fail(f"field {field!r} {problem}")
 
 
-def _fail(where: str, message: str, source: str):
-    raise InputError(f"{where}: {message}", source=source)
+def _non_empty(value) -> bool:
+    return isinstance(value, str) and value.strip() != ""
 
 
-def _task_checks(checks, where: str, golden_id: str, source: str) -> list[dict]:
-    if not isinstance(checks, list) or not checks:
-        _fail(
-            where,
-            f"field 'checks' must be a non-empty list of checks, {_got(checks)}",
-            source,
-        )
+# What each rule that a message states accepts.
+_RULES = {
+    _NON_EMPTY: _non_empty,
+    # an integer of at most MAX_NUMBER_CHARS digits is kept as text (ids and tiers)
+    _TEXT_OR_INT: lambda v: _non_empty(v) or (_is_int(v) and abs(int(v)) < 10**MAX_NUMBER_CHARS),
+    "a string": lambda v: isinstance(v, str),
+    _TEXT_OR_NULL: lambda v: v is None or isinstance(v, str),
+    _COUNT_OR_NULL: lambda v: v is None or _count(v) is not None,
+    _CHECK_LIST: lambda v: isinstance(v, list) and len(v) > 0,
+    _ONE_OF_TYPES: lambda v: isinstance(v, str) and v in CHECK_TYPES,
+}
+
+
+def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, required=True):
+    """``obj[field]`` (None when absent and not ``required``) if it follows ``rule``.
+
+    A string must also pass :meth:`_Place.check_text`.
+    """
+    if required and field not in obj:
+        at.fail(f"missing field {field!r} ({rule})")
+    value = obj.get(field)
+    if not _RULES[rule](value):
+        at.fail(f"field {field!r} must be {rule}, {_got(value)}")
+    if isinstance(value, str):
+        at.check_text(value, field, identifier)
+    return value
+
+
+def _check_value(kind: str, check: dict, at: _Place) -> tuple:
+    """``(value, text, limit)`` of a check (see :class:`GoldenSet`); fail on an invalid value."""
+    if kind == "status_completed":
+        return None, None, None
+    at.require(check, value=_VALUE_RULE[kind])
+    value = check["value"]
+    if kind in STRING_CHECKS and isinstance(value, str) and value:
+        at.check_text(value, "value")
+        return value, value, None
+    if kind == "max_tokens" and _count(value) is not None:
+        return str(value), None, _count(value)
+    dollars = _dollars(value) if kind == "max_cost_usd" else None
+    if dollars is None:
+        at.fail(f"field 'value' must be {_VALUE_RULE[kind]}, {_got(value)}")
+    return str(dollars), None, micros_limit(dollars)
+
+
+def _task_checks(checks: list, task: _Place, golden_id: str) -> list[tuple]:
     rows = []
     for index, check in enumerate(checks, 1):
-        at = f"{where}, check {index}"
-        if not isinstance(check, dict):
-            _fail(at, f"expected an object {{type, value}}, {_got(check)}", source)
-        _check_keys(check, at, source)
-        if "type" not in check:
-            _fail(at, f"missing field 'type' (one of {', '.join(CHECK_TYPES)})", source)
-        kind = check["type"]
-        if not isinstance(kind, str) or kind not in CHECK_TYPES:
-            _fail(
-                at,
-                f"field 'type' must be one of {', '.join(CHECK_TYPES)}, {_got(kind)}",
-                source,
-            )
-        at = f"{at} ({kind})"
+        at = _Place(f"{task.where}, check {index}", task.source)
+        at.expect_object(check, "type, value")
+        at.unique_keys(check)
+        kind = _field(check, "type", _ONE_OF_TYPES, at)
+        at = _Place(f"{at.where} ({kind})", task.source)
         allowed = ("type",) if kind == "status_completed" else ("type", "value")
         extra = [k for k in check if k not in allowed]
         if extra:
-            _fail(
-                at,
+            at.fail(
                 f"unexpected field {describe(extra[0])}; a {kind} check has only the fields "
-                f"{', '.join(allowed)}",
-                source,
+                f"{', '.join(allowed)}"
             )
-        row = {"golden_id": golden_id, "check_index": index, "check_type": kind}
-        row.update(value=None, text=None, limit=None)
-        if kind != "status_completed":
-            if "value" not in check:
-                _fail(at, f"missing field 'value' ({_VALUE_RULE[kind]})", source)
-            value = check["value"]
-            if kind in STRING_CHECKS:
-                ok = isinstance(value, str) and value != ""
-                if ok:
-                    _check_text(value, "value", at, source)
-                row.update(value=value, text=value)
-            elif kind == "max_tokens":
-                ok = _count(value) is not None
-                row.update(value=str(value), limit=_count(value))
-            else:
-                dollars = _dollars(value)
-                ok = dollars is not None
-                if dollars is not None:
-                    row.update(value=str(dollars), limit=micros_limit(dollars))
-            if not ok:
-                _fail(at, f"field 'value' must be {_VALUE_RULE[kind]}, {_got(value)}", source)
-        rows.append(row)
+        rows.append((golden_id, index, kind, *_check_value(kind, check, at)))
     return rows
+
+
+def _check_list(value, what: str, empty: str, source: str) -> None:
+    if not isinstance(value, list):
+        raise InputError(f"expected a JSON list of {what}, {_got(value)}", source=source)
+    if not value:
+        raise InputError(f"{empty}; expected at least one", source=source)
+
+
+def _frame(rows: list[tuple], dtypes: dict) -> pd.DataFrame:
+    """``rows`` as a DataFrame: one column per ``dtypes`` entry (name: dtype), in order."""
+    columns = zip(dtypes.items(), zip(*rows, strict=True), strict=True)
+    return pd.DataFrame({name: pd.Series(list(v), dtype=dtype) for (name, dtype), v in columns})
+
+
+_TASK_DTYPES = dict(golden_id="str", prompt="str", tier="str", n_checks=np.int64, position=np.int64)
+_RECORD_DTYPES = dict.fromkeys(RECORD_FIELDS[:5], "str") | dict.fromkeys(RECORD_FIELDS[5:], "Int64")
+_CHECK_DTYPES = {
+    "golden_id": "str",
+    "check_index": np.int64,
+    "check_type": CHECK_TYPE_DTYPE,
+    "value": "str",
+    "text": "str",
+    "limit": "Int64",
+}
 
 
 def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
@@ -408,101 +436,27 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         the message names the task and the field and quotes the value
         boundedly.
     """
-    if not isinstance(items, list):
-        raise InputError(
-            f"expected a JSON list of golden tasks {{id, prompt, tier, checks}}, {_got(items)}",
-            source=source,
-        )
-    if not items:
-        raise InputError("the list of golden tasks is empty; expected at least one", source=source)
-    tasks: list = []
-    checks: list = []
+    what = "golden tasks {id, prompt, tier, checks}"
+    _check_list(items, what, "the list of golden tasks is empty", source)
+    tasks: list[tuple] = []
+    checks: list[tuple] = []
     first: dict[str, int] = {}
     for position, item in enumerate(items, 1):
-        where = f"task #{position}"
-        if not isinstance(item, dict):
-            _fail(
-                where,
-                f"expected an object {{id, prompt, tier, checks}}, {_got(item)}",
-                source,
-            )
-        golden_id = item.get("id")
-        if "id" not in item:
-            _fail(where, "missing field 'id' (a non-empty string)", source)
-        if not isinstance(golden_id, str) or not golden_id.strip():
-            _fail(where, f"field 'id' must be a non-empty string, {_got(golden_id)}", source)
-        _check_text(golden_id, "id", where, source, identifier=True)
-        where = f"task {describe(golden_id)}"
-        if golden_id in first:
-            _fail(
-                f"{where} (#{position})",
-                f"duplicate golden id (first defined as task #{first[golden_id]})",
-                source,
-            )
-        first[golden_id] = position
-        _check_keys(item, where, source)
-        for field in GOLDEN_FIELDS[1:3]:
-            if field not in item:
-                _fail(where, f"missing field {field!r} (a non-empty string)", source)
-        prompt, tier = item["prompt"], item["tier"]
-        if not isinstance(prompt, str) or not prompt.strip():
-            _fail(where, f"field 'prompt' must be a non-empty string, {_got(prompt)}", source)
-        _check_text(prompt, "prompt", where, source)
-        if isinstance(tier, str) and tier.strip():
-            _check_text(tier, "tier", where, source)
-        elif not _is_short_int(tier):
-            _fail(
-                where,
-                f"field 'tier' must be a non-empty string or an integer, {_got(tier)}",
-                source,
-            )
-        if "checks" not in item:
-            _fail(where, "missing field 'checks' (a non-empty list of checks)", source)
-        rows = _task_checks(item["checks"], where, golden_id, source)
+        at = _Place(f"task #{position}", source)
+        at.expect_object(item, "id, prompt, tier, checks")
+        golden_id = _field(item, "id", _NON_EMPTY, at, identifier=True)
+        at = _Place(f"task {describe(golden_id)}", source)
+        if first.setdefault(golden_id, position) != position:
+            message = f"duplicate golden id (first defined as task #{first[golden_id]})"
+            _Place(f"{at.where} (#{position})", source).fail(message)
+        at.unique_keys(item)
+        at.require(item, prompt=_NON_EMPTY, tier=_NON_EMPTY)
+        prompt = _field(item, "prompt", _NON_EMPTY, at)
+        tier = _field(item, "tier", _TEXT_OR_INT, at)
+        rows = _task_checks(_field(item, "checks", _CHECK_LIST, at), at, golden_id)
         checks.extend(rows)
         tasks.append((golden_id, prompt, str(tier), len(rows), position))
-
-    ids, prompts, tiers, counts, positions = zip(*tasks, strict=True)
-    task_frame = pd.DataFrame(
-        {
-            "golden_id": pd.Series(ids, dtype="str"),
-            "prompt": pd.Series(prompts, dtype="str"),
-            "tier": pd.Series(tiers, dtype="str"),
-            "n_checks": np.asarray(counts, dtype=np.int64),
-            "position": np.asarray(positions, dtype=np.int64),
-        }
-    )
-    check_frame = pd.DataFrame(
-        {
-            "golden_id": pd.Series([c["golden_id"] for c in checks], dtype="str"),
-            "check_index": np.asarray([c["check_index"] for c in checks], dtype=np.int64),
-            "check_type": pd.Categorical([c["check_type"] for c in checks], dtype=CHECK_TYPE_DTYPE),
-            "value": pd.Series([c["value"] for c in checks], dtype="str"),
-            "text": pd.Series([c["text"] for c in checks], dtype="str"),
-            "limit": pd.array([c["limit"] for c in checks], dtype="Int64"),
-        }
-    )
-    return GoldenSet(tasks=task_frame, checks=check_frame, source=source)
-
-
-def _record_field(record: dict, field: str, where: str, source: str):
-    """One optional record field: the value, or None when absent or null."""
-    value = record.get(field)
-    if value is None:
-        return None
-    if field in ("model", "result_text"):
-        if isinstance(value, str):
-            _check_text(value, field, where, source)
-            return value
-        _fail(where, f"field {field!r} must be a string or null, {_got(value)}", source)
-    count = _count(value)
-    if count is None:
-        _fail(
-            where,
-            f"field {field!r} must be a non-negative integer or null, {_got(value)}",
-            source,
-        )
-    return count
+    return GoldenSet(_frame(tasks, _TASK_DTYPES), _frame(checks, _CHECK_DTYPES), source)
 
 
 def build_run(records, *, label: str = "run", source: str = "<run records>") -> RunRecords:
@@ -543,89 +497,39 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         ``golden_id``.
     """
     _check_label(label)
-    if not isinstance(records, list):
-        raise InputError(
-            f"expected a JSON list of run records {{task_id, golden_id, status, ...}}, "
-            f"{_got(records)}",
-            source=source,
-        )
-    if not records:
-        raise InputError(
-            f"run {describe(label)} has no records; expected at least one", source=source
-        )
-    columns: dict[str, list] = {field: [] for field in RECORD_FIELDS}
-    task_first: dict[str, tuple[int, str]] = {}
+    what = "run records {task_id, golden_id, status, ...}"
+    _check_list(records, what, f"run {describe(label)} has no records", source)
+    rows: list[tuple] = []
+    task_first: dict[str, int] = {}
     golden_first: dict[str, tuple[int, str]] = {}
     for position, record in enumerate(records, 1):
-        where = f"record #{position}"
-        if not isinstance(record, dict):
-            _fail(
-                where,
-                f"expected an object {{task_id, golden_id, ...}}, {_got(record)}",
-                source,
+        at = _Place(f"record #{position}", source)
+        at.expect_object(record, "task_id, golden_id, ...")
+        task_id = str(_field(record, "task_id", _TEXT_OR_INT, at, identifier=True))
+        at = _Place(f"record #{position} (task_id {describe(task_id)})", source)
+        at.unique_keys(record)
+        if task_first.setdefault(task_id, position) != position:
+            at.fail(
+                f"duplicate task_id (first given in record #{task_first[task_id]}); "
+                "each task record may appear once"
             )
-        if "task_id" not in record:
-            _fail(where, "missing field 'task_id' (a non-empty string or an integer)", source)
-        task_id = record["task_id"]
-        if isinstance(task_id, str) and task_id.strip():
-            _check_text(task_id, "task_id", where, source, identifier=True)
-        elif not _is_short_int(task_id):
-            _fail(
-                where,
-                f"field 'task_id' must be a non-empty string or an integer, {_got(task_id)}",
-                source,
-            )
-        task_id = str(task_id)
-        where = f"record #{position} (task_id {describe(task_id)})"
-        _check_keys(record, where, source)
-        if task_id in task_first:
-            _fail(
-                where,
-                f"duplicate task_id (first given in record #{task_first[task_id][0]}); "
-                "each task record may appear once",
-                source,
-            )
-        for field, rule in (("golden_id", "a non-empty string"), ("status", "a string")):
-            if field not in record:
-                _fail(where, f"missing field {field!r} ({rule})", source)
-        golden_id, status = record["golden_id"], record["status"]
-        if not isinstance(golden_id, str) or not golden_id.strip():
-            _fail(
-                where,
-                f"field 'golden_id' must be a non-empty string, {_got(golden_id)}",
-                source,
-            )
-        _check_text(golden_id, "golden_id", where, source, identifier=True)
-        if not isinstance(status, str):
-            _fail(where, f"field 'status' must be a string, {_got(status)}", source)
-        _check_text(status, "status", where, source)
-        if golden_id in golden_first:
-            first_position, first_task = golden_first[golden_id]
-            _fail(
-                where,
+        at.require(record, golden_id=_NON_EMPTY, status="a string")
+        golden_id = _field(record, "golden_id", _NON_EMPTY, at, identifier=True)
+        values = {"task_id": task_id, "golden_id": golden_id}
+        values["status"] = _field(record, "status", "a string", at)
+        first_position, first_task = golden_first.setdefault(golden_id, (position, task_id))
+        if first_position != position:
+            at.fail(
                 f"second record for golden task {describe(golden_id)} in run {describe(label)} "
                 f"(first: record #{first_position}, task_id {describe(first_task)}); a run may "
-                "hold one record per golden task",
-                source,
+                "hold one record per golden task"
             )
-        task_first[task_id] = (position, golden_id)
-        golden_first[golden_id] = (position, task_id)
-        columns["task_id"].append(task_id)
-        columns["golden_id"].append(golden_id)
-        columns["status"].append(status)
-        for field in ("model", "result_text", "total_tokens", "usd_micros", "unpriced_tokens"):
-            columns[field].append(_record_field(record, field, where, source))
-
-    n = len(records)
-    frame = pd.DataFrame(
-        {
-            "run": pd.Categorical([label] * n, categories=[label]),
-            **{f: pd.Series(columns[f], dtype="str") for f in RECORD_FIELDS[:5]},
-            **{f: pd.array(columns[f], dtype="Int64") for f in RECORD_FIELDS[5:]},
-            "position": np.arange(1, n + 1, dtype=np.int64),
-        }
-    )
-    return RunRecords(label=label, records=frame, source=source)
+        for field in ("model", "result_text", *RECORD_FIELDS[5:]):
+            rule = _TEXT_OR_NULL if field in ("model", "result_text") else _COUNT_OR_NULL
+            values[field] = _field(record, field, rule, at, required=False)
+        rows.append((label, *(values[field] for field in RECORD_FIELDS), position))
+    dtypes = {"run": pd.CategoricalDtype([label]), **_RECORD_DTYPES, "position": np.int64}
+    return RunRecords(label=label, records=_frame(rows, dtypes), source=source)
 
 
 def _check_label(label) -> None:
