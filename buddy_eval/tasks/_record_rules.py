@@ -18,9 +18,10 @@ U+2029), so that they cannot break the report's lines or send terminal escapes.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, localcontext
+from functools import partial
 from typing import NamedTuple, NoReturn
 
 import numpy as np
@@ -276,13 +277,17 @@ def micros_limit(dollars: Decimal) -> int:
 
 
 class _Place(NamedTuple):
-    """A place in a source (``task 'g1', check 2``); its messages start with it."""
+    """A place in a source (``task 'g1', check 2``); its messages start with it.
 
-    where: str
+    ``where`` makes the words: they are only needed for a message, and quoting
+    an id for every record of a large run would cost more than checking it.
+    """
+
+    where: Callable[[], str]
     source: str
 
     def fail(self, message: str) -> NoReturn:
-        raise InputError(f"{self.where}: {message}", source=self.source)
+        raise InputError(f"{self.where()}: {message}", source=self.source)
 
     def expect_object(self, value, fields: str) -> None:
         if not isinstance(value, dict):
@@ -310,6 +315,16 @@ class _Place(NamedTuple):
             self.fail(f"field {field!r} {problem}")
 
 
+def _quoted(template: str, *values) -> str:
+    """``template`` with each value as :func:`describe` shows it (a number as written)."""
+    return template.format(*map(describe, values))
+
+
+def _within(place: _Place, more: str) -> str:
+    """The words of a place inside ``place``."""
+    return place.where() + more
+
+
 def _non_empty(value) -> bool:
     return isinstance(value, str) and value.strip() != ""
 
@@ -321,10 +336,17 @@ _RULES = {
     _TEXT_OR_INT: lambda v: _non_empty(v) or (_is_int(v) and abs(int(v)) < 10**MAX_NUMBER_CHARS),
     "a string": lambda v: isinstance(v, str),
     _TEXT_OR_NULL: lambda v: v is None or isinstance(v, str),
-    _COUNT_OR_NULL: lambda v: v is None or _count(v) is not None,
+    # (the exact-type test first: it answers for nearly every value, and cheaply)
+    _COUNT_OR_NULL: lambda v: v is None or (type(v) is int and 0 <= v <= INT64_MAX)
+    or _count(v) is not None,
     _CHECK_LIST: lambda v: isinstance(v, list) and len(v) > 0,
     _ONE_OF_TYPES: lambda v: isinstance(v, str) and v in CHECK_TYPES,
 }
+
+
+_ABSENT = object()
+_OPTIONAL_RECORD_FIELDS = (("model", _TEXT_OR_NULL), ("result_text", _TEXT_OR_NULL),
+                           *((field, _COUNT_OR_NULL) for field in RECORD_FIELDS[5:]))  # fmt: skip
 
 
 def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, required=True):
@@ -332,12 +354,14 @@ def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, requi
 
     A string must also pass :meth:`_Place.check_text`.
     """
-    if required and field not in obj:
-        at.fail(f"missing field {field!r} ({rule})")
-    value = obj.get(field)
+    value = obj.get(field, _ABSENT)
+    if value is _ABSENT:
+        if required:
+            at.fail(f"missing field {field!r} ({rule})")
+        value = None
     if not _RULES[rule](value):
         at.fail(f"field {field!r} must be {rule}, {_got(value)}")
-    if isinstance(value, str):
+    if isinstance(value, str) and (identifier or not value.isascii()):
         at.check_text(value, field, identifier)
     return value
 
@@ -362,11 +386,11 @@ def _check_value(kind: str, check: dict, at: _Place) -> tuple:
 def _task_checks(checks: list, task: _Place, golden_id: str) -> list[tuple]:
     rows = []
     for index, check in enumerate(checks, 1):
-        at = _Place(f"{task.where}, check {index}", task.source)
+        at = _Place(partial(_within, task, f", check {index}"), task.source)
         at.expect_object(check, "type, value")
         at.unique_keys(check)
         kind = _field(check, "type", _ONE_OF_TYPES, at)
-        at = _Place(f"{at.where} ({kind})", task.source)
+        at = _Place(partial(_within, at, f" ({kind})"), task.source)
         allowed = ("type",) if kind == "status_completed" else ("type", "value")
         extra = [k for k in check if k not in allowed]
         if extra:
@@ -442,13 +466,13 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
     checks: list[tuple] = []
     first: dict[str, int] = {}
     for position, item in enumerate(items, 1):
-        at = _Place(f"task #{position}", source)
+        at = _Place(partial(_quoted, "task #{}", position), source)
         at.expect_object(item, "id, prompt, tier, checks")
         golden_id = _field(item, "id", _NON_EMPTY, at, identifier=True)
-        at = _Place(f"task {describe(golden_id)}", source)
+        at = _Place(partial(_quoted, "task {}", golden_id), source)
         if first.setdefault(golden_id, position) != position:
             message = f"duplicate golden id (first defined as task #{first[golden_id]})"
-            _Place(f"{at.where} (#{position})", source).fail(message)
+            _Place(partial(_within, at, f" (#{position})"), source).fail(message)
         at.unique_keys(item)
         at.require(item, prompt=_NON_EMPTY, tier=_NON_EMPTY)
         prompt = _field(item, "prompt", _NON_EMPTY, at)
@@ -503,10 +527,10 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
     task_first: dict[str, int] = {}
     golden_first: dict[str, tuple[int, str]] = {}
     for position, record in enumerate(records, 1):
-        at = _Place(f"record #{position}", source)
+        at = _Place(partial(_quoted, "record #{}", position), source)
         at.expect_object(record, "task_id, golden_id, ...")
         task_id = str(_field(record, "task_id", _TEXT_OR_INT, at, identifier=True))
-        at = _Place(f"record #{position} (task_id {describe(task_id)})", source)
+        at = _Place(partial(_quoted, "record #{} (task_id {})", position, task_id), source)
         at.unique_keys(record)
         if task_first.setdefault(task_id, position) != position:
             at.fail(
@@ -524,9 +548,13 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
                 f"(first: record #{first_position}, task_id {describe(first_task)}); a run may "
                 "hold one record per golden task"
             )
-        for field in ("model", "result_text", *RECORD_FIELDS[5:]):
-            rule = _TEXT_OR_NULL if field in ("model", "result_text") else _COUNT_OR_NULL
-            values[field] = _field(record, field, rule, at, required=False)
+        for field, rule in _OPTIONAL_RECORD_FIELDS:
+            value = record.get(field)
+            # the values nearly every record holds are accepted at once (large runs)
+            fine = value is None or (type(value) is int and 0 <= value <= INT64_MAX
+                                     if rule is _COUNT_OR_NULL
+                                     else type(value) is str and value.isascii())  # fmt: skip
+            values[field] = value if fine else _field(record, field, rule, at, required=False)
         rows.append((label, *(values[field] for field in RECORD_FIELDS), position))
     dtypes = {"run": pd.CategoricalDtype([label]), **_RECORD_DTYPES, "position": np.int64}
     return RunRecords(label=label, records=_frame(rows, dtypes), source=source)
