@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ._paired import readiness_note
 from ._vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
@@ -679,49 +679,31 @@ def source_table(evaluation) -> pd.DataFrame:
     import pandas as pd
 
     rates = _item_rates(evaluation)
-    golden = evaluation.data.golden_columns
-    sources = golden.required_source.to_pylist()
-    grouped: dict[str, dict] = {}
-    rows, _, _ = rates["correctness"]
-    present = {c.metric: c for c in evaluation._changes}["correctness"]
-    for position, row in enumerate(rows.tolist()):
-        source = sources[row]
-        entry = grouped.setdefault(
-            source, {"items": 0, "baseline_missing": 0, "candidate_missing": 0}
-        )
-        entry["items"] += 1
-        entry["baseline_missing"] += int(not present.baseline_present[position])
-        entry["candidate_missing"] += int(not present.candidate_present[position])
+    sources = evaluation.data.golden_columns.required_source.to_pylist()
+    answer = next(c for c in evaluation._changes if c.metric == "correctness")
+    positions: dict[str, list[int]] = {}  # source -> its items' places among the ANSWER items
+    for position, row in enumerate(answer.rows.tolist()):
+        positions.setdefault(sources[row], []).append(position)
+    exact: dict[str, dict[str, tuple[Fraction, Fraction, Fraction]]] = {}
+    rows = []
+    for source, at in positions.items():
+        exact[source] = {}
         for metric in _SOURCE_METRICS:
             _, base, cand = rates[metric]
-            entry[f"baseline_{metric}"] = entry.get(f"baseline_{metric}", 0) + base[position]
-            entry[f"candidate_{metric}"] = entry.get(f"candidate_{metric}", 0) + cand[position]
-    exact = {}
-    for source, entry in grouped.items():
-        values = {}
-        for metric in _SOURCE_METRICS:
-            b = Fraction(entry[f"baseline_{metric}"]) / entry["items"]
-            c = Fraction(entry[f"candidate_{metric}"]) / entry["items"]
-            values[metric] = (b, c, c - b)
-        exact[source] = values
-    order = sorted(exact, key=lambda s: (min(v[2] for v in exact[s].values()), s))
-    data: dict[str, Any] = {
-        "required_source": pd.Series(order, dtype="str"),
-        **{
-            k: pd.array([grouped[s][k] for s in order], dtype="int64")
-            for k in ("items", "baseline_missing", "candidate_missing")
-        },
-    }
-    for metric in _SOURCE_METRICS:
-        for j, name in enumerate(("baseline_", "candidate_", "")):
-            column = f"{name}{metric}" if name else f"{metric}_change"
-            data[column] = pd.array([float(exact[s][metric][j]) for s in order], dtype="Float64")
-    out = pd.DataFrame(data)
-    out.attrs = {
-        "baseline": evaluation.baseline,
-        "candidate": evaluation.candidate,
-        "exact": exact,
-    }
+            b, c = (sum((rate[k] for k in at), Fraction(0)) / len(at) for rate in (base, cand))
+            exact[source][metric] = (b, c, c - b)
+        missing = [sum(not present[k] for k in at)
+                   for present in (answer.baseline_present, answer.candidate_present)]  # fmt: skip
+        figures = [float(v) for metric in _SOURCE_METRICS for v in exact[source][metric]]
+        rows.append([source, len(at), *missing, *figures])
+    rows.sort(key=lambda r: (min(v[2] for v in exact[str(r[0])].values()), str(r[0])))
+    sides = ("baseline_", "candidate_", "")
+    rates_columns = [f"{s}{m}" if s else f"{m}_change" for m in _SOURCE_METRICS for s in sides]
+    counts = ["items", "baseline_missing", "candidate_missing"]
+    dtypes = {"required_source": "str", **dict.fromkeys(counts, "int64"),
+              **dict.fromkeys(rates_columns, "Float64")}  # fmt: skip
+    out = pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+    out.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate, "exact": exact}
     return out
 
 
