@@ -21,9 +21,10 @@ leaves ids and answers such as ``$x$`` as they are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._paired import readiness_note
 from ._vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
@@ -817,29 +818,23 @@ def decision_summary(evaluation) -> list[tuple[str, str]]:
         out.append((check.reason, text))
     if decision.release:
         out.append(("RELEASE", "every check passes"))
+    caveats = []
     for m in paired.metrics:
         if not m.measured:
-            out.append(("caveat", f"{m.metric} not measured: the golden set has no "
-                                  f"{m.item_type} item"))  # fmt: skip
+            caveats.append(f"{m.metric} not measured: the golden set has no {m.item_type} item")
         elif not m.ready:
-            out.append(
-                (
-                    "caveat",
-                    f"{m.metric}: a golden set too small to tell a change from noise "
-                    f"({plural(m.n_paired, 'paired item')}, at least "
-                    f"{paired.settings.min_paired} needed)",
-                )
+            caveats.append(
+                f"{m.metric}: a golden set too small to tell a change from noise "
+                f"({plural(m.n_paired, 'paired item')}, at least "
+                f"{paired.settings.min_paired} needed)"
             )
     for version in (base, cand):
-        ids = evaluation.missing_ids(version)
-        if ids:
-            out.append(
-                (
-                    "caveat",
-                    f"{version} has no result for {plural(len(ids), 'golden item')} "
-                    f"({format_id_list(ids)}); each counts as failed",
-                )
+        if ids := evaluation.missing_ids(version):
+            caveats.append(
+                f"{version} has no result for {plural(len(ids), 'golden item')} "
+                f"({format_id_list(ids)}); each counts as failed"
             )
+    out += [("caveat", text) for text in caveats]
     if evaluation.has_trials:
         out.append(
             (
@@ -877,22 +872,14 @@ def format_trial_summary(evaluation) -> pd.DataFrame:
     import pandas as pd
 
     frame = trial_summary(evaluation)
-    rows = []
-    for _, row in frame.iterrows():
-        share = row["within_item_share"]
-        rows.append(
-            {
-                "metric": str(row["metric"]),
-                "version": row["version"],
-                "items": str(row["items"]),
-                "trials": str(row["trials"]),
-                "k": "-" if pd.isna(row["k"]) else str(row["k"]),
-                "pass@k": "-" if pd.isna(row["pass_at_k"]) else format_rate(row["pass_at_k"]),
-                "pass^k": "-" if pd.isna(row["pass_hat_k"]) else format_rate(row["pass_hat_k"]),
-                "variance within items": "-" if pd.isna(share) else f"{format_percent(share)}%",
-                "flaky items": str(row["flaky"]),
-            }
-        )
-    columns = ["metric", "version", "items", "trials", "k", "pass@k", "pass^k",
-               "variance within items", "flaky items"]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns).astype("str")
+    shown: dict[str, Callable[[Any], str]] = {  # display name: how a value of each column reads
+        "metric": str, "version": str, "items": str, "trials": str, "k": str,
+        "pass@k": format_rate, "pass^k": format_rate,
+        "variance within items": lambda share: f"{format_percent(share)}%",
+        "flaky items": str,
+    }  # fmt: skip
+    cells = {
+        name: ["-" if pd.isna(v) else how(v) for v in frame[column]]
+        for (name, how), column in zip(shown.items(), frame.columns, strict=True)
+    }
+    return pd.DataFrame(cells, columns=list(shown)).astype("str")
