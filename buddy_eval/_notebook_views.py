@@ -237,19 +237,6 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
     return out
 
 
-TRIAL_SUMMARY_COLUMNS = [
-    "metric",
-    "version",
-    "items",
-    "trials",
-    "k",
-    "pass_at_k",
-    "pass_hat_k",
-    "within_item_share",
-    "flaky",
-]
-
-
 def trial_summary(evaluation) -> pd.DataFrame:
     """Repeated trials per metric and version: pass@k, pass^k, within-item variance, flaky items.
 
@@ -281,38 +268,18 @@ def trial_summary(evaluation) -> pd.DataFrame:
     """
     import pandas as pd
 
+    dtypes: dict[str, Any] = {
+        "metric": pd.CategoricalDtype(list(RATE_METRICS)), "version": "str", "items": "int64",
+        "trials": "int64", "k": "Int64", "pass_at_k": "Float64", "pass_hat_k": "Float64",
+        "within_item_share": "Float64", "flaky": "int64",
+    }  # fmt: skip
     rows = []
     for m in evaluation.paired.metrics:
-        if m.trials is None:
-            continue
-        for v in (m.trials.baseline, m.trials.candidate):
-            rows.append(
-                {
-                    "metric": m.metric,
-                    "version": v.version,
-                    "items": v.items,
-                    "trials": v.trials,
-                    "k": v.k,
-                    "pass_at_k": None if v.pass_at_k is None else float(v.pass_at_k),
-                    "pass_hat_k": None if v.pass_hat_k is None else float(v.pass_hat_k),
-                    "within_item_share": v.within_share,
-                    "flaky": len(m.trials.flaky_ids),
-                }
-            )
-    frame = pd.DataFrame(rows, columns=TRIAL_SUMMARY_COLUMNS)
-    return frame.astype(
-        {
-            "metric": pd.CategoricalDtype(list(RATE_METRICS)),
-            "version": "str",
-            "items": "int64",
-            "trials": "int64",
-            "k": "Int64",
-            "pass_at_k": "Float64",
-            "pass_hat_k": "Float64",
-            "within_item_share": "Float64",
-            "flaky": "int64",
-        }
-    )
+        for v in (m.trials.baseline, m.trials.candidate) if m.trials is not None else ():
+            shares = [_float(v.pass_at_k), _float(v.pass_hat_k), v.within_share]
+            rows.append([m.metric, v.version, v.items, v.trials, v.k, *shares,
+                         len(m.trials.flaky_ids)])  # fmt: skip
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
 
 def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
@@ -551,24 +518,6 @@ def _p_cell(p, alpha: float) -> str:
     return "-" if text == "n/a" else text.removeprefix("= ")
 
 
-COMPARISON_VIEW_COLUMNS = [
-    "metric",
-    "paired items",
-    "fixed",
-    "regressed",
-    "mixed",
-    "missing",
-    "difference",
-    "interval",
-    "p",
-    "Holm p",
-    "reading",
-    "ready",
-    "items needed",
-    "note",
-]
-
-
 def format_comparison(evaluation) -> pd.DataFrame:
     """The paired statistics per metric as display text, rounded by the one policy.
 
@@ -627,9 +576,7 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "note": "-" if note is None else note,
             }
         )
-    columns = [
-        c for c in COMPARISON_VIEW_COLUMNS if c != "mixed" or evaluation.has_trials
-    ]
+    columns = [c for c in rows[0] if c != "mixed" or evaluation.has_trials]
     out = pd.DataFrame(rows, columns=columns).astype("str")
     shown = [m for m in paired.metrics if m.ready] or [m for m in paired.metrics if m.measured]
     methods = dict.fromkeys(f"interval: {m.diff_method}; test: {m.test_method}" for m in shown)
