@@ -70,18 +70,6 @@ _FLIPS = ("regressed", "fixed")
 _MISSING = "missing"
 assert set(_FLIPS) | {_MISSING} <= set(CHANGES)
 
-_FLIP_COLUMNS = [
-    "metric",
-    "change",
-    "item_id",
-    "item_type",
-    "required_source",
-    "baseline_cited",
-    "candidate_cited",
-    "baseline_answer",
-    "candidate_answer",
-]
-
 _COUNT_COLUMNS = [
     "baseline_count",
     "candidate_count",
@@ -229,12 +217,10 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
             "candidate_cited": side(cand, "cited"),
             "baseline_answer": side(base, "answer"),
             "candidate_answer": side(cand, "answer"),
-        },
-        columns=_FLIP_COLUMNS,
+        }
     )
-    for column in ("item_id", "required_source", *_FLIP_COLUMNS[5:]):
-        out[column] = out[column].astype("str")
-    return out
+    texts = ["item_id", "required_source", *out.columns[5:]]
+    return out.astype(dict.fromkeys(texts, "str"))
 
 
 def trial_summary(evaluation) -> pd.DataFrame:
