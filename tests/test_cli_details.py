@@ -238,3 +238,13 @@ def test_plain_gate_imports_no_scipy_matplotlib_or_jupyter(tmp_path):
     )
     assert out.stdout.splitlines()[-1] == "[]", out.stderr
     assert out.stdout.splitlines()[-2].startswith("BLOCK: ")
+
+
+@pytest.mark.parametrize("trials", [False, True])
+def test_the_evaluation_gives_the_details_the_command_prints(trials):
+    import buddy_eval as be
+
+    path = ROOT / "data" / ("sample_trials.txt" if trials else "sample_release.txt")
+    out = run(str(path), "--details", *(["--trials"] if trials else []))
+    ev = be.evaluate(be.load(path, trials=trials))
+    assert out.stdout.decode().endswith("\n" + ev.details() + "\n")

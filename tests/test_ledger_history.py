@@ -256,3 +256,10 @@ def test_the_readme_pandas_query_runs_on_a_real_ledger(ledger):
     found = be.history(ledger).versions.set_index("version")
     assert mine["numerator"].iloc[0] == found.loc["v2", "correctness_numerator"]
     assert mine["denominator"].iloc[0] == found.loc["v2", "correctness_denominator"]
+
+
+def test_the_history_object_prints_what_the_command_prints(ledger):
+    found = be.history(ledger)
+    assert run_cli("history", "--ledger", ledger).stdout.decode() == found.text() + "\n"
+    markdown = run_cli("history", "--ledger", ledger, "--format", "markdown").stdout.decode()
+    assert markdown.rstrip("\n") == found.markdown().rstrip("\n")

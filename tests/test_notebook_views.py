@@ -281,6 +281,12 @@ def test_collapsible_shows_every_row_escaped():
     assert " open>" in collapsible(frame.head(1), "x", open=True)._repr_html_()
 
 
+def test_collapsible_reads_every_missing_cell_alike():
+    frame = pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": [None, float("nan")]})
+    html = collapsible(frame, "t", na_rep="-")._repr_html_()
+    assert html.count("<td>-</td>") == 3 and "NA" not in html and "NaN" not in html
+
+
 def test_display_imports_no_pandas():
     code = "import sys, buddy_eval._notebook_views\nprint('pandas' in sys.modules)"
     proc = subprocess.run(

@@ -9,8 +9,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from buddy_eval.tasks import compare_runs  # noqa: E402
-from buddy_eval.tasks._plotting import plot_deltas, plot_readiness, plot_unknowns  # noqa: E402
+from buddy_eval.tasks import (  # noqa: E402
+    compare_runs,  # noqa: E402
+    plot_deltas,
+    plot_readiness,
+    plot_unknowns,
+)
 from tests.test_tasks_support import EXAMPLE, check, paired_runs, record, task  # noqa: E402
 
 
