@@ -18,6 +18,8 @@ from .record_rules import CHECK_TYPE_DTYPE
 __all__ = ["exact_mean", "score_tasks", "summarize_runs", "count_unknowns"]
 
 _TASK_KEYS = ["run", "golden_id", "task_id"]
+#: Count column of :func:`score_tasks` -> the outcome it counts.
+_OUTCOME_COUNTS = {"passed": "pass", "failed": "fail", "unknown": "unknown"}
 
 
 def exact_mean(numerators, denominators) -> Fraction | None:
@@ -31,10 +33,11 @@ def exact_mean(numerators, denominators) -> Fraction | None:
     )
     if pairs.empty:
         return None
+    # Each distinct fraction is built once, however many tasks share it.
     counts = pairs.value_counts(sort=False)
-    total = Fraction(0)
-    for (n, d), c in zip(counts.index.tolist(), counts.tolist(), strict=True):
-        total += Fraction(int(n), int(d)) * int(c)
+    total = sum(
+        (Fraction(int(n), int(d)) * int(c) for (n, d), c in counts.items()), start=Fraction(0)
+    )
     return total / len(pairs)
 
 
@@ -64,43 +67,22 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
         - ``fully_measured`` (bool): no unknown check.
     """
     outcome = outcomes["outcome"]
-    flags = pd.DataFrame(
-        {
-            "passed": (outcome == "pass").to_numpy(dtype=np.int64),
-            "failed": (outcome == "fail").to_numpy(dtype=np.int64),
-            "unknown": (outcome == "unknown").to_numpy(dtype=np.int64),
-        }
-    )
+    flags = pd.DataFrame({k: (outcome == o).to_numpy(np.int64) for k, o in _OUTCOME_COUNTS.items()})
     keys = [outcomes[k].reset_index(drop=True) for k in _TASK_KEYS]
     counts = flags.groupby(keys, sort=False, observed=True).sum().reset_index()
-    counts = counts.astype({"passed": "int64", "failed": "int64", "unknown": "int64"})
-    counts["golden_id"] = counts["golden_id"].astype("str")
-    counts["task_id"] = counts["task_id"].astype("str")
+    counts = counts.astype({"golden_id": "str", "task_id": "str", **dict.fromkeys(flags, "int64")})
     measured = counts["passed"] + counts["failed"]
     scored = (measured > 0).to_numpy(dtype=bool)
-    score = pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64")
     all_pass = pd.array((counts["failed"] == 0).to_numpy(dtype=bool), dtype="boolean")
     all_pass[~scored] = pd.NA
-    counts["n_checks"] = measured + counts["unknown"]
-    counts["measured"] = measured
-    counts["score"] = score
-    counts["scored"] = scored
-    counts["all_pass"] = all_pass
-    counts["fully_measured"] = (counts["unknown"] == 0).to_numpy(dtype=bool)
-    return counts[
-        [
-            *_TASK_KEYS,
-            "n_checks",
-            "passed",
-            "failed",
-            "unknown",
-            "measured",
-            "score",
-            "scored",
-            "all_pass",
-            "fully_measured",
-        ]
-    ]
+    counts.insert(3, "n_checks", measured + counts["unknown"])
+    return counts.assign(
+        measured=measured,
+        score=pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64"),
+        scored=scored,
+        all_pass=all_pass,
+        fully_measured=(counts["unknown"] == 0).to_numpy(dtype=bool),
+    )
 
 
 def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
@@ -157,10 +139,8 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
         )
     summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
     summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
-    ints = [c for c in summary.columns if c not in ("run", "mean_score", "all_pass_rate")]
-    summary = summary.astype({c: "int64" for c in ints})
-    summary = summary.astype({"mean_score": "Float64", "all_pass_rate": "Float64"})
-    return summary
+    rates = {"mean_score": "Float64", "all_pass_rate": "Float64"}
+    return summary.astype({**dict.fromkeys(summary.columns[1:], "int64"), **rates})
 
 
 def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
@@ -184,13 +164,9 @@ def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) 
         pd.Categorical(outcomes["check_type"].astype(str), dtype=CHECK_TYPE_DTYPE),
         name="check_type",
     )
-    flags = pd.DataFrame(
-        {
-            "checks": np.ones(len(outcomes), dtype=np.int64),
-            "unknown": (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64),
-        }
-    )
-    table = flags.groupby([run, kind], observed=False).sum()
-    table = table.reset_index().astype({"checks": "int64", "unknown": "int64"})
+    unknown = (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64)
+    flags = pd.DataFrame({"checks": np.ones_like(unknown), "unknown": unknown})
+    table = flags.groupby([run, kind], observed=False).sum().reset_index()
+    table = table.astype({"checks": "int64", "unknown": "int64"})
     table["measured"] = table["checks"] - table["unknown"]
     return table
