@@ -35,9 +35,8 @@ def exact_mean(numerators, denominators) -> Fraction | None:
         return None
     # Each distinct fraction is built once, however many tasks share it.
     counts = pairs.value_counts(sort=False)
-    total = sum(
-        (Fraction(int(n), int(d)) * int(c) for (n, d), c in counts.items()), start=Fraction(0)
-    )
+    pairs_counts = zip(counts.index.tolist(), counts.tolist(), strict=True)
+    total = sum((Fraction(n, d) * c for (n, d), c in pairs_counts), start=Fraction(0))
     return total / len(pairs)
 
 
