@@ -9,7 +9,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
-from .record_rules import CHECK_TYPES
 from .scoring import exact_mean
 
 __all__ = ["comparison_to_dict", "format_comparison"]
@@ -18,40 +17,59 @@ TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
 MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
 
 
-def _signed(value: Fraction | None) -> str:
-    """A mean delta: three decimals, signed; a non-zero delta never prints as zero."""
-    return "n/a" if value is None else format_diff(value, 3)
+#: The ``all_pass`` cells of the JSON object.
+_ALL_PASS_CELLS = ("a_only", "b_only", "both", "neither")
 
 
-def _score(value: Fraction | None) -> str:
-    """A mean score: three decimals; a non-zero score never prints as zero."""
-    return "n/a" if value is None else format_diff(value, 3, sign=False)
+def _none_or_float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def _run_figures(comparison, index: int) -> dict:
+    """Run ``index``'s figures as the views show them, exact.
+
+    The summary row's counts (ints), ``mean`` (the exact mean score) and
+    ``rate`` (the exact all-pass rate), both None when no task is scored, and
+    ``by_type``: unknown checks per check type, every type in order.
+    """
+    label = comparison.runs[index].label
+    row = comparison.summary.iloc[index].drop(["run", "mean_score", "all_pass_rate"])
+    figures: dict = {name: int(value) for name, value in row.items()}
+    scores = comparison.scores
+    scored = scores[(scores["run"] == label) & scores["scored"]]
+    figures["mean"] = exact_mean(scored["passed"], scored["measured"])
+    all_pass_n, scored_n = figures["all_pass_n"], figures["scored_n"]
+    figures["rate"] = Fraction(all_pass_n, scored_n) if scored_n else None
+    unknowns = comparison.unknowns[comparison.unknowns["run"] == label]  # every type, in order
+    types = unknowns["check_type"].astype(str)
+    figures["by_type"] = dict(zip(types, unknowns["unknown"].tolist(), strict=True))
+    return figures
+
+
+def _unpaired_ids(comparison) -> dict[str, list[str]]:
+    """Per label, in run order, the golden ids with a record in that run only."""
+    unpaired = comparison.unpaired
+    return {
+        label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
+        for label in comparison.labels
+    }
 
 
 def _run_lines(comparison, index: int) -> list[str]:
     run = comparison.runs[index]
-    row = comparison.summary.iloc[index]
-    scores = comparison.scores[comparison.scores["run"] == run.label]
-    scored = scores[scores["scored"]]
-    mean = exact_mean(scored["passed"], scored["measured"])
-    n, scored_n, unscored_n = int(row["n"]), int(row["scored_n"]), int(row["unscored_n"])
-    all_pass_n, fully_n = int(row["all_pass_n"]), int(row["fully_measured_n"])
-    rate = Fraction(all_pass_n, scored_n) if scored_n else None
-    unknowns = comparison.unknowns[
-        (comparison.unknowns["run"] == run.label) & (comparison.unknowns["unknown"] > 0)
-    ]
-    by_type = ", ".join(f"{r.check_type} {r.unknown}" for r in unknowns.itertuples())
-    lines = [
+    f = _run_figures(comparison, index)
+    by_type = ", ".join(f"{t} {n}" for t, n in f["by_type"].items() if n)
+    return [
         f"run {'AB'[index]} ({run.label}, {run.source}): "
-        f"{format_count(n, 'golden task')} with a record",
-        f"  mean score {_score(mean)} over {format_count(scored_n, 'scored task')}"
-        + (f"; {unscored_n} with no measured check left out" if unscored_n else ""),
-        f"  all measured checks pass: {all_pass_n} of {scored_n} scored "
-        f"({format_rate(rate)}); fully measured: {fully_n} of {n}",
-        f"  unknown checks (in no denominator): {int(row['unknown_checks'])} of "
-        f"{int(row['checks_n'])}" + (f" ({by_type})" if by_type else ""),
+        f"{format_count(f['n'], 'golden task')} with a record",
+        f"  mean score {format_diff(f['mean'], 3, sign=False)} over "
+        f"{format_count(f['scored_n'], 'scored task')}"
+        + (f"; {f['unscored_n']} with no measured check left out" if f["unscored_n"] else ""),
+        f"  all measured checks pass: {f['all_pass_n']} of {f['scored_n']} scored "
+        f"({format_rate(f['rate'])}); fully measured: {f['fully_measured_n']} of {f['n']}",
+        f"  unknown checks (in no denominator): {f['unknown_checks']} of {f['checks_n']}"
+        + (f" ({by_type})" if by_type else ""),
     ]
-    return lines
 
 
 def format_comparison(comparison) -> str:
@@ -75,18 +93,18 @@ def format_comparison(comparison) -> str:
     ]
     if p.unscored_ids:
         lines.append(
-            "  in both runs but without a score on one side: "
-            + format_id_list(list(p.unscored_ids))
+            "  in both runs but without a score on one side: " + format_id_list(p.unscored_ids)
         )
     lines += [
-        f"  mean delta {_signed(p.mean_delta)}; {label_b} higher {p.wins}, equal {p.ties}, "
+        f"  mean delta {format_diff(p.mean_delta, 3)}; {label_b} higher {p.wins}, equal {p.ties}, "
         f"lower {p.losses}; fully measured in both: {p.fully_measured_n} of {p.n}",
         f"  all measured checks pass: {label_a} only {p.all_pass_a_only}, {label_b} only "
         f"{p.all_pass_b_only}, both {p.all_pass_both}, neither {p.all_pass_neither}",
     ]
+    ready = f"({p.n} scored pairs, at least {p.min_n} needed)"
     if p.ready_for_decision:
         lines += [
-            f"  ready for decision: yes ({p.n} scored pairs, at least {p.min_n} needed)",
+            f"  ready for decision: yes {ready}",
             f"  Wilcoxon signed-rank p {format_p_value(p.p_value)} ({p.p_value_method}; "
             f"Holm-adjusted p {format_p_value(p.p_value_holm)}); "
             f"sign test p {format_p_value(p.sign_test_p_value)}",
@@ -94,22 +112,12 @@ def format_comparison(comparison) -> str:
             f"(Holm-adjusted p {format_p_value(p.mcnemar_p_value_holm)})",
         ]
     else:
-        lines.append(
-            f"  ready for decision: no ({p.n} scored pairs, at least {p.min_n} needed); "
-            "no significance computed"
-        )
-    unpaired = comparison.unpaired
-    lines.append(
-        "unpaired: "
-        + "; ".join(
-            f"{label} only: "
-            + format_id_list(unpaired.loc[unpaired["run"] == label, "golden_id"].tolist())
-            for label in (label_a, label_b)
-        )
-    )
-    lines.append(
-        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}"
-    )
+        lines.append(f"  ready for decision: no {ready}; no significance computed")
+    unpaired = _unpaired_ids(comparison).items()
+    lines += [
+        "unpaired: " + "; ".join(f"{label} only: {format_id_list(ids)}" for label, ids in unpaired),
+        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}",
+    ]
     excluded = len(comparison.unmatched)
     if excluded:
         lines.append(
@@ -118,40 +126,30 @@ def format_comparison(comparison) -> str:
     return "\n".join(lines)
 
 
-def _none_or_float(value) -> float | None:
-    return None if value is None else float(value)
-
-
 def _run_dict(comparison, index: int) -> dict:
     run = comparison.runs[index]
-    row = comparison.summary.iloc[index]
-    scores = comparison.scores[comparison.scores["run"] == run.label]
-    scored = scores[scores["scored"]]
-    unknowns = comparison.unknowns[comparison.unknowns["run"] == run.label]
-    by_type = dict(zip(unknowns["check_type"].astype(str), unknowns["unknown"], strict=True))
-    scored_n = int(row["scored_n"])
-    models = run.records["model"].dropna().unique().tolist()
+    f = _run_figures(comparison, index)
     return {
         "run": "AB"[index],
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
-        "n": int(row["n"]),
-        "scored_n": scored_n,
-        "unscored_n": int(row["unscored_n"]),
-        "mean_score": _none_or_float(exact_mean(scored["passed"], scored["measured"])),
-        "all_pass_n": int(row["all_pass_n"]),
-        "all_pass_rate": int(row["all_pass_n"]) / scored_n if scored_n else None,
-        "fully_measured_n": int(row["fully_measured_n"]),
+        "n": f["n"],
+        "scored_n": f["scored_n"],
+        "unscored_n": f["unscored_n"],
+        "mean_score": _none_or_float(f["mean"]),
+        "all_pass_n": f["all_pass_n"],
+        "all_pass_rate": _none_or_float(f["rate"]),
+        "fully_measured_n": f["fully_measured_n"],
         "checks": {
-            "total": int(row["checks_n"]),
-            "passed": int(row["passed_checks"]),
-            "failed": int(row["failed_checks"]),
-            "unknown": int(row["unknown_checks"]),
+            "total": f["checks_n"],
+            "passed": f["passed_checks"],
+            "failed": f["failed_checks"],
+            "unknown": f["unknown_checks"],
         },
-        "unknown_checks": int(row["unknown_checks"]),
-        "unknown_checks_by_type": {t: int(by_type.get(t, 0)) for t in CHECK_TYPES},
-        "models": [str(m) for m in models],
+        "unknown_checks": f["unknown_checks"],
+        "unknown_checks_by_type": f["by_type"],
+        "models": [str(m) for m in run.records["model"].dropna().unique().tolist()],
     }
 
 
@@ -178,7 +176,6 @@ def comparison_to_dict(comparison) -> dict:
     """
     label_a, label_b = comparison.labels
     p = comparison.paired
-    unpaired = comparison.unpaired
     return {
         "golden": {
             "source": comparison.golden.source,
@@ -197,12 +194,7 @@ def comparison_to_dict(comparison) -> dict:
             "ties": p.ties,
             "losses": p.losses,
             "fully_measured_n": p.fully_measured_n,
-            "all_pass": {
-                "a_only": p.all_pass_a_only,
-                "b_only": p.all_pass_b_only,
-                "both": p.all_pass_both,
-                "neither": p.all_pass_neither,
-            },
+            "all_pass": {cell: getattr(p, f"all_pass_{cell}") for cell in _ALL_PASS_CELLS},
             "ready_for_decision": p.ready_for_decision,
             "min_n": p.min_n,
             "p_value": p.p_value,
@@ -217,10 +209,7 @@ def comparison_to_dict(comparison) -> dict:
             "mcnemar_p_value_holm": p.mcnemar_p_value_holm,
             "holm_method": "Holm step-down over the signed-rank and McNemar p-values",
         },
-        "unpaired": {
-            label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
-            for label in (label_a, label_b)
-        },
+        "unpaired": _unpaired_ids(comparison),
         "missing": comparison.missing["golden_id"].tolist(),
         "warnings": list(comparison.warnings),
     }
