@@ -29,6 +29,7 @@ from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_r
 from .checks import evaluate_checks
 from .loading import load_golden, load_run
 from .record_rules import GoldenSet, RunRecords, check_labels, describe
+from .report import comparison_to_dict, format_comparison
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
 
 __all__ = [
@@ -298,14 +299,10 @@ class TaskComparison:
 
     def report(self) -> str:
         """The readable comparison the command line prints (no trailing newline)."""
-        from .report import format_comparison
-
         return format_comparison(self)
 
     def to_dict(self) -> dict:
         """The JSON object of ``buddy-eval tasks --json`` as Python values."""
-        from .report import comparison_to_dict
-
         return comparison_to_dict(self)
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -25,6 +25,11 @@ def _none_or_float(value) -> float | None:
     return None if value is None else float(value)
 
 
+def _attributes(obj, *names: str) -> dict:
+    """``{name: obj.name}`` for each name, in order: figures the JSON shows under their own name."""
+    return {name: getattr(obj, name) for name in names}
+
+
 def _run_figures(comparison, index: int) -> dict:
     """Run ``index``'s figures as the views show them, exact.
 
@@ -118,8 +123,7 @@ def format_comparison(comparison) -> str:
         "unpaired: " + "; ".join(f"{label} only: {format_id_list(ids)}" for label, ids in unpaired),
         f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}",
     ]
-    excluded = len(comparison.unmatched)
-    if excluded:
+    if excluded := len(comparison.unmatched):
         lines.append(
             f"excluded: {format_count(excluded, 'record')} with a golden_id not in the golden set"
         )
@@ -134,9 +138,7 @@ def _run_dict(comparison, index: int) -> dict:
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
-        "n": f["n"],
-        "scored_n": f["scored_n"],
-        "unscored_n": f["unscored_n"],
+        **{name: f[name] for name in ("n", "scored_n", "unscored_n")},
         "mean_score": _none_or_float(f["mean"]),
         "all_pass_n": f["all_pass_n"],
         "all_pass_rate": _none_or_float(f["rate"]),
@@ -175,34 +177,27 @@ def comparison_to_dict(comparison) -> dict:
         ``warnings``.
     """
     label_a, label_b = comparison.labels
-    p = comparison.paired
+    golden, p = comparison.golden, comparison.paired
     return {
         "golden": {
-            "source": comparison.golden.source,
-            "tasks": len(comparison.golden.tasks),
-            "checks": len(comparison.golden.checks),
+            "source": golden.source,
+            "tasks": len(golden.tasks),
+            "checks": len(golden.checks),
         },
         "runs": {label_a: _run_dict(comparison, 0), label_b: _run_dict(comparison, 1)},
         "paired": {
             "label_a": label_a,
             "label_b": label_b,
-            "n": p.n,
-            "present_n": p.present_n,
+            **_attributes(p, "n", "present_n"),
             "unscored": list(p.unscored_ids),
             "mean_delta": _none_or_float(p.mean_delta),
-            "wins": p.wins,
-            "ties": p.ties,
-            "losses": p.losses,
-            "fully_measured_n": p.fully_measured_n,
+            **_attributes(p, "wins", "ties", "losses", "fully_measured_n"),
             "all_pass": {cell: getattr(p, f"all_pass_{cell}") for cell in _ALL_PASS_CELLS},
-            "ready_for_decision": p.ready_for_decision,
-            "min_n": p.min_n,
-            "p_value": p.p_value,
+            **_attributes(p, "ready_for_decision", "min_n", "p_value"),
             "test": TEST_NAME,
             "p_value_method": p.p_value_method,
             "zero_method": "wilcox (zero deltas dropped)",
-            "p_value_holm": p.p_value_holm,
-            "sign_test_p_value": p.sign_test_p_value,
+            **_attributes(p, "p_value_holm", "sign_test_p_value"),
             "sign_test": "exact two-sided binomial test on wins against losses (ties dropped)",
             "mcnemar_p_value": p.mcnemar_p_value,
             "mcnemar_test": MCNEMAR_NAME,

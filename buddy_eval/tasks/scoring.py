@@ -158,14 +158,10 @@ def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) 
         - ``measured`` (int64): checks - unknown.
     """
     labels = list(outcomes["run"].cat.categories if labels is None else labels)
-    run = pd.Series(pd.Categorical(outcomes["run"].astype(str), categories=labels), name="run")
-    kind = pd.Series(
-        pd.Categorical(outcomes["check_type"].astype(str), dtype=CHECK_TYPE_DTYPE),
-        name="check_type",
-    )
-    unknown = (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64)
-    flags = pd.DataFrame({"checks": np.ones_like(unknown), "unknown": unknown})
-    table = flags.groupby([run, kind], observed=False).sum().reset_index()
-    table = table.astype({"checks": "int64", "unknown": "int64"})
+    keys = {"run": pd.CategoricalDtype(labels), "check_type": CHECK_TYPE_DTYPE}
+    table = outcomes[list(keys)].astype(str).astype(keys)
+    table["checks"] = np.int64(1)
+    table["unknown"] = (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64)
+    table = table.groupby(list(keys), observed=False).sum().reset_index()
     table["measured"] = table["checks"] - table["unknown"]
     return table
