@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..formatting import MAX_LISTED_IDS
 from ..paired_settings import Settings
 from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from .checks import evaluate_checks
@@ -43,7 +44,6 @@ __all__ = [
 ]
 
 CHANGES = ("win", "tie", "loss")
-MAX_LISTED_WARNINGS = 10
 _PAIR_COLUMNS = ["golden_id", "task_id_a", "task_id_b", "passed_a", "measured_a", "passed_b",
                  "measured_b", "score_a", "score_b", "both_scored", "delta", "change",
                  "all_pass_a", "all_pass_b", "fully_measured_a", "fully_measured_b"]  # fmt: skip
@@ -157,8 +157,7 @@ def pair_tasks(
         - ``fully_measured_a``, ``fully_measured_b`` (bool).
     """
     cols = ["golden_id", "task_id", "passed", "measured", "score", "all_pass", "fully_measured"]
-    a = scores.loc[scores["run"] == label_a, cols]
-    b = scores.loc[scores["run"] == label_b, cols]
+    a, b = (scores.loc[scores["run"] == label, cols] for label in (label_a, label_b))
     pairs = a.merge(b, on="golden_id", how="inner", suffixes=("_a", "_b"), validate="one_to_one")
     if golden_ids is not None:
         order = pd.Index(golden_ids).get_indexer(pd.Index(pairs["golden_id"]))
@@ -334,11 +333,11 @@ def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunReco
         warnings += [
             f"{run.source}: record #{row.position} (task_id {describe(row.task_id)}): "
             f"golden_id {describe(row.golden_id)} is not in the golden set; the record is excluded"
-            for row in rows.head(MAX_LISTED_WARNINGS).itertuples()
+            for row in rows.head(MAX_LISTED_IDS).itertuples()
         ]
-        if len(rows) > MAX_LISTED_WARNINGS:
+        if len(rows) > MAX_LISTED_IDS:
             warnings.append(
-                f"{run.source}: {len(rows) - MAX_LISTED_WARNINGS} more records with a golden_id "
+                f"{run.source}: {len(rows) - MAX_LISTED_IDS} more records with a golden_id "
                 "not in the golden set are excluded"
             )
     return tuple(warnings)

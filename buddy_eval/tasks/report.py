@@ -53,11 +53,7 @@ def _run_figures(comparison, index: int) -> dict:
 
 def _unpaired_ids(comparison) -> dict[str, list[str]]:
     """Per label, in run order, the golden ids with a record in that run only."""
-    unpaired = comparison.unpaired
-    return {
-        label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
-        for label in comparison.labels
-    }
+    return comparison.unpaired.groupby("run", observed=False)["golden_id"].agg(list).to_dict()
 
 
 def _run_lines(comparison, index: int) -> list[str]:
