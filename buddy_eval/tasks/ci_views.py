@@ -66,8 +66,8 @@ def comparison_markdown(comparison) -> str:
     for index, label in enumerate((label_a, label_b)):
         f = _run_figures(comparison, index)
         lines.append(markdown_row([
-            label, str(f["n"]), str(f["scored_n"]), format_diff(f["mean"], 3, sign=False),
-            f"{f['all_pass_n']} ({format_rate(f['rate'])})", str(f["fully_measured_n"]),
+            label, str(f["n"]), str(f["scored_n"]), format_diff(f["mean_score"], 3, sign=False),
+            f"{f['all_pass_n']} ({format_rate(f['all_pass_rate'])})", str(f["fully_measured_n"]),
             f"{f['unknown_checks']} of {f['checks_n']}",
         ]))  # fmt: skip
     p_values = (p.p_value, p.p_value_holm, p.sign_test_p_value, p.mcnemar_p_value)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
-from .scoring import exact_mean
+from .scoring import _exact_run_summary
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 
@@ -17,12 +17,16 @@ TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
 MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
 
 
+#: The figures of a run's summary row its JSON object shows, in order.
+_RUN_FIGURES_SHOWN = ("n", "scored_n", "unscored_n", "mean_score", "all_pass_n", "all_pass_rate",
+                      "fully_measured_n")  # fmt: skip
 #: The ``all_pass`` cells of the JSON object.
 _ALL_PASS_CELLS = ("a_only", "b_only", "both", "neither")
 
 
-def _none_or_float(value) -> float | None:
-    return None if value is None else float(value)
+def _json_number(value):
+    """A figure as JSON holds it: an exact fraction as a float; ints and None as they are."""
+    return float(value) if isinstance(value, Fraction) else value
 
 
 def _attributes(obj, *names: str) -> dict:
@@ -31,24 +35,20 @@ def _attributes(obj, *names: str) -> dict:
 
 
 def _run_figures(comparison, index: int) -> dict:
-    """Run ``index``'s figures as the views show them, exact.
+    """Run ``index``'s figures as every view shows them, exact.
 
-    The summary row's counts (ints), ``mean`` (the exact mean score) and
-    ``rate`` (the exact all-pass rate), both None when no task is scored, and
-    ``by_type``: unknown checks per check type, every type in order.
+    The run's summary row (:func:`~buddy_eval.tasks.scoring.summarize_runs`)
+    with ``mean_score`` and ``all_pass_rate`` as Fractions (None when no task
+    is scored), and ``by_type``: unknown checks per check type, every type in
+    order.
     """
     label = comparison.runs[index].label
-    row = comparison.summary.iloc[index].drop(["run", "mean_score", "all_pass_rate"])
-    figures: dict = {name: int(value) for name, value in row.items()}
-    scores = comparison.scores
-    scored = scores[(scores["run"] == label) & scores["scored"]]
-    figures["mean"] = exact_mean(scored["passed"], scored["measured"])
-    all_pass_n, scored_n = figures["all_pass_n"], figures["scored_n"]
-    figures["rate"] = Fraction(all_pass_n, scored_n) if scored_n else None
     unknowns = comparison.unknowns[comparison.unknowns["run"] == label]  # every type, in order
     types = unknowns["check_type"].astype(str)
-    figures["by_type"] = dict(zip(types, unknowns["unknown"].tolist(), strict=True))
-    return figures
+    return {
+        **_exact_run_summary(comparison.scores, label),
+        "by_type": dict(zip(types, unknowns["unknown"].tolist(), strict=True)),
+    }
 
 
 def _unpaired_ids(comparison) -> dict[str, list[str]]:
@@ -63,11 +63,11 @@ def _run_lines(comparison, index: int) -> list[str]:
     return [
         f"run {'AB'[index]} ({run.label}, {run.source}): "
         f"{format_count(f['n'], 'golden task')} with a record",
-        f"  mean score {format_diff(f['mean'], 3, sign=False)} over "
+        f"  mean score {format_diff(f['mean_score'], 3, sign=False)} over "
         f"{format_count(f['scored_n'], 'scored task')}"
         + (f"; {f['unscored_n']} with no measured check left out" if f["unscored_n"] else ""),
         f"  all measured checks pass: {f['all_pass_n']} of {f['scored_n']} scored "
-        f"({format_rate(f['rate'])}); fully measured: {f['fully_measured_n']} of {f['n']}",
+        f"({format_rate(f['all_pass_rate'])}); fully measured: {f['fully_measured_n']} of {f['n']}",
         f"  unknown checks (in no denominator): {f['unknown_checks']} of {f['checks_n']}"
         + (f" ({by_type})" if by_type else ""),
     ]
@@ -134,11 +134,7 @@ def _run_dict(comparison, index: int) -> dict:
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
-        **{name: f[name] for name in ("n", "scored_n", "unscored_n")},
-        "mean_score": _none_or_float(f["mean"]),
-        "all_pass_n": f["all_pass_n"],
-        "all_pass_rate": _none_or_float(f["rate"]),
-        "fully_measured_n": f["fully_measured_n"],
+        **{name: _json_number(f[name]) for name in _RUN_FIGURES_SHOWN},
         "checks": {
             "total": f["checks_n"],
             "passed": f["passed_checks"],
@@ -186,7 +182,7 @@ def comparison_to_dict(comparison) -> dict:
             "label_b": label_b,
             **_attributes(p, "n", "present_n"),
             "unscored": list(p.unscored_ids),
-            "mean_delta": _none_or_float(p.mean_delta),
+            "mean_delta": _json_number(p.mean_delta),
             **_attributes(p, "wins", "ties", "losses", "fully_measured_n"),
             "all_pass": {cell: getattr(p, f"all_pass_{cell}") for cell in _ALL_PASS_CELLS},
             **_attributes(p, "ready_for_decision", "min_n", "p_value"),

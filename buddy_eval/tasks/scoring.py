@@ -84,6 +84,31 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _exact_run_summary(scores: pd.DataFrame, label: str) -> dict:
+    """One run's row of :func:`summarize_runs`, its two rates exact.
+
+    ``mean_score`` and ``all_pass_rate`` are Fractions (None when no task is
+    scored), every other figure an int: the row the summary holds and the
+    figures every view of the comparison rounds.
+    """
+    run = scores[scores["run"] == label]
+    scored = run[run["scored"]]
+    all_pass_n = int(scored["all_pass"].sum())
+    return {
+        "n": len(run),
+        "scored_n": len(scored),
+        "unscored_n": len(run) - len(scored),
+        "mean_score": exact_mean(scored["passed"], scored["measured"]),
+        "all_pass_n": all_pass_n,
+        "all_pass_rate": Fraction(all_pass_n, len(scored)) if len(scored) else None,
+        "fully_measured_n": int(run["fully_measured"].sum()),
+        "checks_n": int(run["n_checks"].sum()),
+        "passed_checks": int(run["passed"].sum()),
+        "failed_checks": int(run["failed"].sum()),
+        "unknown_checks": int(run["unknown"].sum()),
+    }
+
+
 def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
     """Per-run statistics from :func:`score_tasks`.
 
@@ -115,27 +140,7 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
           ``unknown_checks`` (int64): checks by outcome over all the run's tasks.
     """
     labels = list(scores["run"].cat.categories if labels is None else labels)
-    rows = []
-    for label in labels:
-        run = scores[scores["run"] == label]
-        scored = run[run["scored"]]
-        mean = exact_mean(scored["passed"], scored["measured"])
-        all_pass_n = int(scored["all_pass"].sum())
-        rows.append(
-            {
-                "n": len(run),
-                "scored_n": len(scored),
-                "unscored_n": len(run) - len(scored),
-                "mean_score": None if mean is None else float(mean),
-                "all_pass_n": all_pass_n,
-                "all_pass_rate": all_pass_n / len(scored) if len(scored) else None,
-                "fully_measured_n": int(run["fully_measured"].sum()),
-                "checks_n": int(run["n_checks"].sum()),
-                "passed_checks": int(run["passed"].sum()),
-                "failed_checks": int(run["failed"].sum()),
-                "unknown_checks": int(run["unknown"].sum()),
-            }
-        )
+    rows = [_exact_run_summary(scores, label) for label in labels]
     summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
     summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
     rates = {"mean_score": "Float64", "all_pass_rate": "Float64"}
