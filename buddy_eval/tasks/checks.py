@@ -88,15 +88,11 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     cost = kind == "max_cost_usd"
     usd_missing = cost & usd.isna().to_numpy(dtype=bool)
     partly_unpriced = cost & ~usd_missing & (unpriced > 0).fillna(False).to_numpy(dtype=bool)
-    unknown = tokens_missing | usd_missing | partly_unpriced
+    unknown = [tokens_missing, usd_missing, partly_unpriced]  # one per UNKNOWN_REASONS
 
     ok = np.select([kind == k for k in passed], list(passed.values()), default=False)
-    outcome = np.where(unknown, 2, np.where(ok, 0, 1))
-    reason = np.select(
-        [tokens_missing, usd_missing, partly_unpriced],
-        list(UNKNOWN_REASONS),
-        default=np.array(None, dtype=object),
-    )
+    outcome = np.where(np.logical_or.reduce(unknown), 2, np.where(ok, 0, 1))
+    reason = np.select(unknown, list(UNKNOWN_REASONS), default=np.array(None, dtype=object))
     out = long[["run", "golden_id", "task_id", "check_index", "check_type", "value"]]
     return out.astype({"check_index": "int64"}).assign(
         outcome=pd.Categorical.from_codes(outcome, dtype=OUTCOME_DTYPE),

@@ -125,15 +125,13 @@ def comparison_junit(comparison) -> str:
         elif row.outcome == "unknown":
             ElementTree.SubElement(case, "skipped", message=row.unknown_reason)
         checks.append(case)
-    paired = []
+    paired, lower = [], xml_text(f"{label_b} scored lower")
     for row in comparison.pairs.itertuples():
         case = _case("buddy-eval.tasks.paired", row.golden_id)
         if not row.both_scored:
             ElementTree.SubElement(case, "skipped", message="no score in one of the runs")
         elif row.change == "loss":
-            failure = ElementTree.SubElement(
-                case, "failure", message=xml_text(f"{label_b} scored lower"), type="loss"
-            )
+            failure = ElementTree.SubElement(case, "failure", message=lower, type="loss")
             failure.text = xml_text(f"score {row.score_a} -> {row.score_b}")
         paired.append(case)
     root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval tasks {label_b}"))

@@ -166,12 +166,10 @@ def pair_tasks(
     pa_, ma, pb, mb = (pairs[column].to_numpy(np.int64) for column in sides)
     both = (ma > 0) & (mb > 0)
     num = pb * ma - pa_ * mb
-    delta = pd.array(num / np.where(both, ma * mb, 1), dtype="Float64")
-    delta[~both] = pd.NA
+    delta = (pd.Series(num) / (ma * mb)).where(both).astype("Float64").array
     # The sign of B minus A picks the change: 1 win, 0 tie, -1 loss.
-    change = pd.Categorical.from_codes(
-        np.where(both, 1 - np.sign(num), -1), categories=pd.Index(list(CHANGES))
-    )
+    codes = np.where(both, 1 - np.sign(num), -1)
+    change = pd.Categorical.from_codes(codes, categories=pd.Index(CHANGES))
     return pairs.assign(both_scored=both, delta=delta, change=change)[_PAIR_COLUMNS]
 
 
@@ -196,15 +194,12 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSumma
     a_pass, b_pass = (scored[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
     # Counted by 2 x A + B: neither, B only (fixed), A only (regressed), both.
     neither, fixed, regressed, both = np.bincount(2 * a_pass + b_pass, minlength=4).tolist()
-    all_pass = PairedTable(both_pass=both, fixed=fixed, regressed=regressed, both_fail=neither)
     wins, ties, losses = scored["change"].value_counts(sort=False).tolist()
     ready = is_ready(n, min_n)
-    test = None
-    if ready:
-        # Exact deltas, so equal deltas tie in the ranks.
-        test = signed_rank_test([Fraction(a, b) for a, b in zip(num, dens, strict=True)])
+    deltas = [Fraction(a, b) for a, b in zip(num, dens, strict=True)]  # exact: equal deltas tie
+    test = signed_rank_test(deltas) if ready else None
     p_value = test.p_value if test else None
-    mcnemar_p = all_pass.mcnemar() if ready else None
+    mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar() if ready else None
     p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
     return PairedSummary(
         n=n,
@@ -215,10 +210,10 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSumma
         ties=ties,
         losses=losses,
         fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
-        all_pass_a_only=all_pass.regressed,
-        all_pass_b_only=all_pass.fixed,
-        all_pass_both=all_pass.both_pass,
-        all_pass_neither=all_pass.both_fail,
+        all_pass_a_only=regressed,
+        all_pass_b_only=fixed,
+        all_pass_both=both,
+        all_pass_neither=neither,
         ready_for_decision=ready,
         p_value=p_value,
         mcnemar_p_value=mcnemar_p,

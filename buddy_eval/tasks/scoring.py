@@ -7,6 +7,7 @@ floats, so equal scores are equal and rounding happens only in the report.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -28,16 +29,13 @@ def exact_mean(numerators, denominators) -> Fraction | None:
     >>> exact_mean([1, 2], [2, 3])
     Fraction(7, 12)
     """
-    pairs = pd.DataFrame(
-        {"num": np.asarray(numerators, dtype=np.int64), "den": np.asarray(denominators, np.int64)}
-    )
-    if pairs.empty:
-        return None
+    nums = np.asarray(numerators, dtype=np.int64).tolist()
+    dens = np.asarray(denominators, dtype=np.int64).tolist()
     # Each distinct fraction is built once, however many tasks share it.
-    counts = pairs.value_counts(sort=False)
-    pairs_counts = zip(counts.index.tolist(), counts.tolist(), strict=True)
-    total = sum((Fraction(n, d) * c for (n, d), c in pairs_counts), start=Fraction(0))
-    return total / len(pairs)
+    counts = Counter(zip(nums, dens, strict=True))
+    if not counts:
+        return None
+    return sum((Fraction(n, d) * c for (n, d), c in counts.items()), start=Fraction(0)) / len(nums)
 
 
 def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
