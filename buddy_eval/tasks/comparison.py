@@ -162,10 +162,9 @@ def pair_tasks(
     if golden_ids is not None:
         order = pd.Index(golden_ids).get_indexer(pd.Index(pairs["golden_id"]))
         pairs = pairs.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
-    sides = ("passed_a", "measured_a", "passed_b", "measured_b")
-    pa_, ma, pb, mb = (pairs[column].to_numpy(np.int64) for column in sides)
+    pa, ma, pb, mb = pairs[["passed_a", "measured_a", "passed_b", "measured_b"]].to_numpy("int64").T
     both = (ma > 0) & (mb > 0)
-    num = pb * ma - pa_ * mb
+    num = pb * ma - pa * mb
     delta = (pd.Series(num) / (ma * mb)).where(both).astype("Float64").array
     # The sign of B minus A picks the change: 1 win, 0 tie, -1 loss.
     codes = np.where(both, 1 - np.sign(num), -1)

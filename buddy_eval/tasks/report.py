@@ -13,8 +13,6 @@ from .scoring import _exact_run_summary
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 
-TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
-MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
 
 
 #: The figures of a run's summary row its JSON object shows, in order.
@@ -186,13 +184,13 @@ def comparison_to_dict(comparison) -> dict:
             **_attributes(p, "wins", "ties", "losses", "fully_measured_n"),
             "all_pass": {cell: getattr(p, f"all_pass_{cell}") for cell in _ALL_PASS_CELLS},
             **_attributes(p, "ready_for_decision", "min_n", "p_value"),
-            "test": TEST_NAME,
+            "test": "Wilcoxon signed-rank, two-sided, on per-task score deltas",
             "p_value_method": p.p_value_method,
             "zero_method": "wilcox (zero deltas dropped)",
             **_attributes(p, "p_value_holm", "sign_test_p_value"),
             "sign_test": "exact two-sided binomial test on wins against losses (ties dropped)",
             "mcnemar_p_value": p.mcnemar_p_value,
-            "mcnemar_test": MCNEMAR_NAME,
+            "mcnemar_test": "exact McNemar (two-sided binomial test) on all_pass",
             "mcnemar_p_value_holm": p.mcnemar_p_value_holm,
             "holm_method": "Holm step-down over the signed-rank and McNemar p-values",
         },

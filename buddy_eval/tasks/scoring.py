@@ -18,7 +18,6 @@ from .record_rules import CHECK_TYPE_DTYPE
 
 __all__ = ["exact_mean", "score_tasks", "summarize_runs", "count_unknowns"]
 
-_TASK_KEYS = ["run", "golden_id", "task_id"]
 #: Count column of :func:`score_tasks` -> the outcome it counts.
 _OUTCOME_COUNTS = {"passed": "pass", "failed": "fail", "unknown": "unknown"}
 
@@ -65,7 +64,7 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
     """
     outcome = outcomes["outcome"]
     flags = pd.DataFrame({k: (outcome == o).to_numpy(np.int64) for k, o in _OUTCOME_COUNTS.items()})
-    keys = [outcomes[k].reset_index(drop=True) for k in _TASK_KEYS]
+    keys = [outcomes[k].reset_index(drop=True) for k in ("run", "golden_id", "task_id")]
     counts = flags.groupby(keys, sort=False, observed=True).sum().reset_index()
     counts = counts.astype({"golden_id": "str", "task_id": "str", **dict.fromkeys(flags, "int64")})
     measured = counts["passed"] + counts["failed"]
