@@ -118,12 +118,9 @@ class PairedSummary:
     @property
     def all_pass(self) -> PairedTable:
         """The ``all_pass`` 2x2 table in the paired core's terms (A baseline, B candidate)."""
-        return PairedTable(
-            both_pass=self.all_pass_both,
-            fixed=self.all_pass_b_only,
-            regressed=self.all_pass_a_only,
-            both_fail=self.all_pass_neither,
-        )
+        # Its cells in order: both pass, fixed (B only), regressed (A only), both fail.
+        a_only, b_only = self.all_pass_a_only, self.all_pass_b_only
+        return PairedTable(self.all_pass_both, b_only, a_only, self.all_pass_neither)
 
 
 def pair_tasks(

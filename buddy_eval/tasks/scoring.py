@@ -137,11 +137,9 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
           ``unknown_checks`` (int64): checks by outcome over all the run's tasks.
     """
     labels = list(scores["run"].cat.categories if labels is None else labels)
-    rows = [_exact_run_summary(scores, label) for label in labels]
-    summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
-    summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
-    rates = {"mean_score": "Float64", "all_pass_rate": "Float64"}
-    return summary.astype({**dict.fromkeys(summary.columns[1:], "int64"), **rates})
+    summary = pd.DataFrame([{"run": run, **_exact_run_summary(scores, run)} for run in labels])
+    dtypes = dict.fromkeys(summary.columns, "int64") | {"run": pd.CategoricalDtype(labels)}
+    return summary.astype(dtypes | {"mean_score": "Float64", "all_pass_rate": "Float64"})
 
 
 def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
