@@ -71,9 +71,7 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     probe = np.isin(kind, STRING_CHECKS) & has_text
     # Each row has its own pattern and no column kernel tests a column of strings
     # against a column of patterns: Python's ``in`` per row, literal and case-sensitive.
-    needles = long["text"].to_numpy(dtype=object)[probe].tolist()
-    texts = text.to_numpy(dtype=object)[probe].tolist()
-    found[probe] = [n in t for n, t in zip(needles, texts, strict=True)]
+    found[probe] = [n in t for n, t in zip(long["text"][probe], text[probe], strict=True)]
 
     limit = long["limit"]
     tokens, usd, unpriced = long["total_tokens"], long["usd_micros"], long["unpriced_tokens"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from xml.etree import ElementTree
 
 from ..formatting import format_diff, format_p_value, format_rate
-from ..junit_report import junit_document, junit_suite, xml_text
+from ..junit_report import _case, junit_document, junit_suite, xml_text
 from ..markdown_report import markdown_escape, markdown_ids, markdown_row
 from .report import _run_figures, _unpaired_ids
 
@@ -94,12 +94,6 @@ def comparison_markdown(comparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _case(classname: str, name: str) -> ElementTree.Element:
-    return ElementTree.Element(
-        "testcase", classname=xml_text(classname), name=xml_text(name), time="0"
-    )
-
-
 def comparison_junit(comparison) -> str:
     """The comparison as JUnit XML (see the module docstring for the mapping).
 
@@ -119,7 +113,7 @@ def comparison_junit(comparison) -> str:
     checks = []
     for row in outcomes[outcomes["run"] == label_b].itertuples():
         name = f"{row.golden_id} check {row.check_index} {row.check_type}"
-        case = _case(f"buddy-eval.tasks.{row.golden_id}", name)
+        case = _case(xml_text(f"buddy-eval.tasks.{row.golden_id}"), name)
         if row.outcome == "fail":
             ElementTree.SubElement(case, "failure", message="the check fails", type=row.check_type)
         elif row.outcome == "unknown":

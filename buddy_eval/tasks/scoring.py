@@ -69,8 +69,7 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
     counts = counts.astype({"golden_id": "str", "task_id": "str", **dict.fromkeys(flags, "int64")})
     measured = counts["passed"] + counts["failed"]
     scored = (measured > 0).to_numpy(dtype=bool)
-    all_pass = pd.array((counts["failed"] == 0).to_numpy(dtype=bool), dtype="boolean")
-    all_pass[~scored] = pd.NA
+    all_pass = (counts["failed"] == 0).where(scored).astype("boolean")
     counts.insert(3, "n_checks", measured + counts["unknown"])
     return counts.assign(
         measured=measured,
