@@ -127,18 +127,14 @@ def format_comparison(comparison) -> str:
 def _run_dict(comparison, index: int) -> dict:
     run = comparison.runs[index]
     f = _run_figures(comparison, index)
+    checks = [f[name] for name in ("checks_n", "passed_checks", "failed_checks", "unknown_checks")]
     return {
         "run": "AB"[index],
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
         **{name: _json_number(f[name]) for name in _RUN_FIGURES_SHOWN},
-        "checks": {
-            "total": f["checks_n"],
-            "passed": f["passed_checks"],
-            "failed": f["failed_checks"],
-            "unknown": f["unknown_checks"],
-        },
+        "checks": dict(zip(("total", "passed", "failed", "unknown"), checks, strict=True)),
         "unknown_checks": f["unknown_checks"],
         "unknown_checks_by_type": f["by_type"],
         "models": [str(m) for m in run.records["model"].dropna().unique().tolist()],
