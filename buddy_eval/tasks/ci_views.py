@@ -109,9 +109,8 @@ def comparison_junit(comparison) -> str:
         ``errors`` and ``skipped`` counts.
     """
     label_b = comparison.labels[1]
-    outcomes = comparison.outcomes
     checks = []
-    for row in outcomes[outcomes["run"] == label_b].itertuples():
+    for row in comparison.outcomes[comparison.outcomes["run"] == label_b].itertuples():
         name = f"{row.golden_id} check {row.check_index} {row.check_type}"
         case = _case(xml_text(f"buddy-eval.tasks.{row.golden_id}"), name)
         if row.outcome == "fail":

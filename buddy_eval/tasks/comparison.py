@@ -184,21 +184,20 @@ def wilcoxon_p_value(deltas) -> float:
 def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
     """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
     scored = pairs[pairs["both_scored"]]
-    n = len(scored)
     dens = scored["measured_a"] * scored["measured_b"]
     num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
     a_pass, b_pass = (scored[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
     # Counted by 2 x A + B: neither, B only (fixed), A only (regressed), both.
     neither, fixed, regressed, both = np.bincount(2 * a_pass + b_pass, minlength=4).tolist()
     wins, ties, losses = scored["change"].value_counts(sort=False).tolist()
-    ready = is_ready(n, min_n)
+    ready = is_ready(len(scored), min_n)
     deltas = [Fraction(a, b) for a, b in zip(num, dens, strict=True)]  # exact: equal deltas tie
     test = signed_rank_test(deltas) if ready else None
     p_value = test.p_value if test else None
     mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar() if ready else None
     p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
     return PairedSummary(
-        n=n,
+        n=len(scored),
         present_n=len(pairs),
         unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
         mean_delta=exact_mean(num, dens),

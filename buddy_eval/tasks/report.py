@@ -15,9 +15,8 @@ __all__ = ["comparison_to_dict", "format_comparison"]
 
 
 
-#: The figures of a run's summary row its JSON object shows, in order.
-_RUN_FIGURES_SHOWN = ("n", "scored_n", "unscored_n", "mean_score", "all_pass_n", "all_pass_rate",
-                      "fully_measured_n")  # fmt: skip
+#: The check counts of a run's summary row, in the order of the JSON's ``checks``.
+_CHECK_COUNTS = ("checks_n", "passed_checks", "failed_checks", "unknown_checks")
 #: The ``all_pass`` cells of the JSON object.
 _ALL_PASS_CELLS = ("a_only", "b_only", "both", "neither")
 
@@ -127,13 +126,14 @@ def format_comparison(comparison) -> str:
 def _run_dict(comparison, index: int) -> dict:
     run = comparison.runs[index]
     f = _run_figures(comparison, index)
-    checks = [f[name] for name in ("checks_n", "passed_checks", "failed_checks", "unknown_checks")]
+    checks = [f[name] for name in _CHECK_COUNTS]
     return {
         "run": "AB"[index],
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
-        **{name: _json_number(f[name]) for name in _RUN_FIGURES_SHOWN},
+        # The summary row's other figures, in its order.
+        **{k: _json_number(v) for k, v in f.items() if k not in (*_CHECK_COUNTS, "by_type")},
         "checks": dict(zip(("total", "passed", "failed", "unknown"), checks, strict=True)),
         "unknown_checks": f["unknown_checks"],
         "unknown_checks_by_type": f["by_type"],
