@@ -33,15 +33,8 @@ from .record_rules import GoldenSet, RunRecords, check_labels, describe
 from .report import comparison_to_dict, format_comparison
 from .scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
 
-__all__ = [
-    "CHANGES",
-    "PairedSummary",
-    "TaskComparison",
-    "compare_runs",
-    "pair_tasks",
-    "summarize_pairs",
-    "wilcoxon_p_value",
-]
+__all__ = ["CHANGES", "PairedSummary", "TaskComparison", "compare_runs", "pair_tasks",
+           "summarize_pairs", "wilcoxon_p_value"]  # fmt: skip
 
 CHANGES = ("win", "tie", "loss")
 _PAIR_COLUMNS = ["golden_id", "task_id_a", "task_id_b", "passed_a", "measured_a", "passed_b",
