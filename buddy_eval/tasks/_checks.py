@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._record_rules import STRING_CHECKS
+from ._record_rules import RECORD_FIELDS, STRING_CHECKS
 
 __all__ = ["OUTCOMES", "OUTCOME_DTYPE", "UNKNOWN_REASONS", "evaluate_checks"]
 
@@ -27,32 +27,7 @@ OUTCOMES = ("pass", "fail", "unknown")
 OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
 UNKNOWN_REASONS = ("total_tokens missing", "usd_micros missing", "unpriced_tokens > 0")
 
-_RECORD_COLUMNS = [
-    "run",
-    "golden_id",
-    "task_id",
-    "position",
-    "status",
-    "result_text",
-    "total_tokens",
-    "usd_micros",
-    "unpriced_tokens",
-]
 _CHECK_COLUMNS = ["golden_id", "check_index", "check_type", "value", "text", "limit"]
-
-
-def _substring_found(texts: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """``needle in text`` for each row, literal and case-sensitive.
-
-    Each row has its own pattern and no column kernel tests a column of
-    strings against a column of patterns, so the test itself is Python's
-    ``in`` per row; callers pass only the string-check rows with text.
-    """
-    return np.fromiter(
-        (n in t for n, t in zip(needles.tolist(), texts.tolist(), strict=True)),
-        dtype=bool,
-        count=len(texts),
-    )
 
 
 def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame:
@@ -83,22 +58,20 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
         - ``unknown_reason`` (str): ``total_tokens missing``,
           ``usd_micros missing`` or ``unpriced_tokens > 0``; NA unless unknown.
     """
-    long = records[_RECORD_COLUMNS].merge(
+    long = records[["run", "position", *RECORD_FIELDS]].merge(
         checks[_CHECK_COLUMNS], on="golden_id", how="inner", sort=False, validate="many_to_many"
     )
     long = long.sort_values(["run", "position", "check_index"], kind="stable", ignore_index=True)
     kind = long["check_type"].astype(str).to_numpy()
-    n = len(long)
 
     # String checks: non-empty text required; the substring test only where it matters.
     text = long["result_text"]
     has_text = (text.notna() & (text.str.len() > 0)).to_numpy(dtype=bool)
-    is_string = np.isin(kind, STRING_CHECKS)
-    found = np.zeros(n, dtype=bool)
-    probe = is_string & has_text
-    found[probe] = _substring_found(
-        text.to_numpy(dtype=object)[probe], long["text"].to_numpy(dtype=object)[probe]
-    )
+    found = np.zeros(len(long), dtype=bool)
+    probe = np.isin(kind, STRING_CHECKS) & has_text
+    # Each row has its own pattern and no column kernel tests a column of strings
+    # against a column of patterns: Python's ``in`` per row, literal and case-sensitive.
+    found[probe] = [n in t for n, t in zip(long["text"][probe], text[probe], strict=True)]
 
     limit = long["limit"]
     tokens, usd, unpriced = long["total_tokens"], long["usd_micros"], long["unpriced_tokens"]
@@ -113,24 +86,13 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     cost = kind == "max_cost_usd"
     usd_missing = cost & usd.isna().to_numpy(dtype=bool)
     partly_unpriced = cost & ~usd_missing & (unpriced > 0).fillna(False).to_numpy(dtype=bool)
-    unknown = tokens_missing | usd_missing | partly_unpriced
+    unknown = [tokens_missing, usd_missing, partly_unpriced]  # one per UNKNOWN_REASONS
 
     ok = np.select([kind == k for k in passed], list(passed.values()), default=False)
-    outcome = np.where(unknown, 2, np.where(ok, 0, 1))
-    reason = np.select(
-        [tokens_missing, usd_missing, partly_unpriced],
-        list(UNKNOWN_REASONS),
-        default=np.array(None, dtype=object),
-    )
-    return pd.DataFrame(
-        {
-            "run": long["run"],
-            "golden_id": long["golden_id"],
-            "task_id": long["task_id"],
-            "check_index": long["check_index"].astype("int64"),
-            "check_type": long["check_type"],
-            "value": long["value"],
-            "outcome": pd.Categorical.from_codes(outcome, dtype=OUTCOME_DTYPE),
-            "unknown_reason": pd.Series(reason, dtype="str"),
-        }
+    outcome = np.where(np.logical_or.reduce(unknown), 2, np.where(ok, 0, 1))
+    reason = np.select(unknown, list(UNKNOWN_REASONS), default=np.array(None, dtype=object))
+    out = long[["run", "golden_id", "task_id", "check_index", "check_type", "value"]]
+    return out.astype({"check_index": "int64"}).assign(
+        outcome=pd.Categorical.from_codes(outcome, dtype=OUTCOME_DTYPE),
+        unknown_reason=pd.Series(reason, dtype="str"),
     )

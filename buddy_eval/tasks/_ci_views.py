@@ -18,17 +18,16 @@ views (:func:`buddy_eval._markdown_report.markdown_escape`,
 
 from __future__ import annotations
 
-from fractions import Fraction
 from xml.etree import ElementTree
 
-from .._junit_report import junit_document, junit_suite, xml_text
+from .._junit_report import _case, junit_document, junit_suite, xml_text
 from .._markdown_report import markdown_escape, markdown_ids, markdown_row
 from ..formatting import format_diff, format_p_value, format_rate
+from ._report import _run_figures, _unpaired_ids
 
 __all__ = ["comparison_junit", "comparison_markdown"]
 
 _WHERE_LISTED = "full list: `--format json`"
-
 
 
 def _p(value) -> str:
@@ -51,8 +50,7 @@ def comparison_markdown(comparison) -> str:
         statistics, then the tasks B lost and won, unpaired and missing ids.
         Ends in a newline.
     """
-    raw_a, raw_b = comparison.labels
-    label_a, label_b = markdown_escape(raw_a), markdown_escape(raw_b)
+    label_a, label_b = (markdown_escape(label) for label in comparison.labels)
     p = comparison.paired
     ready = "ready for a decision" if p.ready else "not ready for a decision"
     lines = [
@@ -65,20 +63,15 @@ def comparison_markdown(comparison) -> str:
                       "unknown checks"]),  # fmt: skip
         markdown_row(["---"] * 7),
     ]
-    for label, row in zip((label_a, label_b), comparison.summary.itertuples(), strict=True):
-        mean = row.mean_score
-        all_pass = Fraction(int(row.all_pass_n), int(row.scored_n)) if row.scored_n else None
-        lines.append(
-            markdown_row([
-                label,
-                str(row.n),
-                str(row.scored_n),
-                "n/a" if mean is None or mean != mean else format_diff(mean, 3, sign=False),
-                f"{row.all_pass_n} ({format_rate(all_pass)})",
-                str(row.fully_measured_n),
-                f"{row.unknown_checks} of {row.checks_n}",
-            ])
-        )  # fmt: skip
+    for index, label in enumerate((label_a, label_b)):
+        f = _run_figures(comparison, index)
+        lines.append(markdown_row([
+            label, str(f["n"]), str(f["scored_n"]), format_diff(f["mean_score"], 3, sign=False),
+            f"{f['all_pass_n']} ({format_rate(f['all_pass_rate'])})", str(f["fully_measured_n"]),
+            f"{f['unknown_checks']} of {f['checks_n']}",
+        ]))  # fmt: skip
+    p_values = (p.p_value, p.p_value_holm, p.sign_test_p_value, p.mcnemar_p_value)
+    p_cells = [_p(v) for v in p_values] if p.ready else ["not ready", "-", "-", "-"]
     lines += [
         "",
         f"### Paired, {label_b} minus {label_a}",
@@ -86,30 +79,18 @@ def comparison_markdown(comparison) -> str:
         markdown_row(["mean delta", f"{label_b} higher", "equal", f"{label_b} lower",
                       "signed-rank p", "Holm p", "sign test p", "McNemar p (all pass)"]),
         markdown_row(["---"] * 8),
-        markdown_row([
-            "n/a" if p.mean_delta is None else format_diff(p.mean_delta, 3),
-            str(p.wins),
-            str(p.ties),
-            str(p.losses),
-            _p(p.p_value) if p.ready else "not ready",
-            _p(p.p_value_holm) if p.ready else "-",
-            _p(p.sign_test_p_value) if p.ready else "-",
-            _p(p.mcnemar_p_value) if p.ready else "-",
-        ]),
+        markdown_row([format_diff(p.mean_delta, 3), str(p.wins), str(p.ties), str(p.losses),
+                      *p_cells]),
         "",
     ]  # fmt: skip
     pairs = comparison.pairs
     for change, words in (("loss", f"{label_b} lower"), ("win", f"{label_b} higher")):
         ids = pairs.loc[pairs["change"] == change, "golden_id"].tolist()
         lines.append(f"- **{words}**: {markdown_ids(ids, _WHERE_LISTED) if ids else 'none'}")
-    unpaired = comparison.unpaired
-    for run, label in zip((raw_a, raw_b), (label_a, label_b), strict=True):
-        ids = unpaired.loc[unpaired["run"] == run, "golden_id"].tolist()
-        if ids:
-            lines.append(f"- **{label} only**: {markdown_ids(ids, _WHERE_LISTED)}")
-    missing = comparison.missing["golden_id"].tolist()
-    if missing:
-        lines.append(f"- **missing from both runs**: {markdown_ids(missing, _WHERE_LISTED)}")
+    unpaired = _unpaired_ids(comparison).values()
+    listed = {f"{label} only": ids for label, ids in zip((label_a, label_b), unpaired, strict=True)}
+    listed["missing from both runs"] = comparison.missing["golden_id"].tolist()
+    lines += [f"- **{k}**: {markdown_ids(ids, _WHERE_LISTED)}" for k, ids in listed.items() if ids]
     return "\n".join(lines) + "\n"
 
 
@@ -128,33 +109,22 @@ def comparison_junit(comparison) -> str:
         ``errors`` and ``skipped`` counts.
     """
     label_b = comparison.labels[1]
-    outcomes = comparison.outcomes
-    mine = outcomes[outcomes["run"] == label_b]
     checks = []
-    for row in mine.itertuples():
-        case = ElementTree.Element(
-            "testcase",
-            classname=xml_text(f"buddy-eval.tasks.{row.golden_id}"),
-            name=xml_text(f"{row.golden_id} check {row.check_index} {row.check_type}"),
-            time="0",
-        )
+    for row in comparison.outcomes[comparison.outcomes["run"] == label_b].itertuples():
+        name = f"{row.golden_id} check {row.check_index} {row.check_type}"
+        case = _case(xml_text(f"buddy-eval.tasks.{row.golden_id}"), name)
         if row.outcome == "fail":
             ElementTree.SubElement(case, "failure", message="the check fails", type=row.check_type)
         elif row.outcome == "unknown":
-            reason = row.unknown_reason if isinstance(row.unknown_reason, str) else "unknown"
-            ElementTree.SubElement(case, "skipped", message=xml_text(reason))
+            ElementTree.SubElement(case, "skipped", message=row.unknown_reason)
         checks.append(case)
-    paired = []
+    paired, lower = [], xml_text(f"{label_b} scored lower")
     for row in comparison.pairs.itertuples():
-        case = ElementTree.Element(
-            "testcase", classname="buddy-eval.tasks.paired", name=xml_text(row.golden_id), time="0"
-        )
+        case = _case("buddy-eval.tasks.paired", row.golden_id)
         if not row.both_scored:
             ElementTree.SubElement(case, "skipped", message="no score in one of the runs")
         elif row.change == "loss":
-            failure = ElementTree.SubElement(
-                case, "failure", message=xml_text(f"{label_b} scored lower"), type="loss"
-            )
+            failure = ElementTree.SubElement(case, "failure", message=lower, type="loss")
             failure.text = xml_text(f"score {row.score_a} -> {row.score_b}")
         paired.append(case)
     root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval tasks {label_b}"))

@@ -25,24 +25,21 @@ import pandas as pd
 
 from .._errors import InputError
 from .._paired_settings import Settings
+from ..formatting import MAX_LISTED_IDS
 from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from ._checks import evaluate_checks
 from ._loading import load_golden, load_run
 from ._record_rules import GoldenSet, RunRecords, check_labels, describe
+from ._report import comparison_to_dict, format_comparison
 from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
 
-__all__ = [
-    "CHANGES",
-    "PairedSummary",
-    "TaskComparison",
-    "compare_runs",
-    "pair_tasks",
-    "summarize_pairs",
-    "wilcoxon_p_value",
-]
+__all__ = ["CHANGES", "PairedSummary", "TaskComparison", "compare_runs", "pair_tasks",
+           "summarize_pairs", "wilcoxon_p_value"]  # fmt: skip
 
 CHANGES = ("win", "tie", "loss")
-MAX_LISTED_WARNINGS = 10
+_PAIR_COLUMNS = ["golden_id", "task_id_a", "task_id_b", "passed_a", "measured_a", "passed_b",
+                 "measured_b", "score_a", "score_b", "both_scored", "delta", "change",
+                 "all_pass_a", "all_pass_b", "fully_measured_a", "fully_measured_b"]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -114,12 +111,9 @@ class PairedSummary:
     @property
     def all_pass(self) -> PairedTable:
         """The ``all_pass`` 2x2 table in the paired core's terms (A baseline, B candidate)."""
-        return PairedTable(
-            both_pass=self.all_pass_both,
-            fixed=self.all_pass_b_only,
-            regressed=self.all_pass_a_only,
-            both_fail=self.all_pass_neither,
-        )
+        # Its cells in order: both pass, fixed (B only), regressed (A only), both fail.
+        a_only, b_only = self.all_pass_a_only, self.all_pass_b_only
+        return PairedTable(self.all_pass_both, b_only, a_only, self.all_pass_neither)
 
 
 def pair_tasks(
@@ -153,45 +147,19 @@ def pair_tasks(
         - ``fully_measured_a``, ``fully_measured_b`` (bool).
     """
     cols = ["golden_id", "task_id", "passed", "measured", "score", "all_pass", "fully_measured"]
-    a = scores.loc[scores["run"] == label_a, cols]
-    b = scores.loc[scores["run"] == label_b, cols]
+    a, b = (scores.loc[scores["run"] == label, cols] for label in (label_a, label_b))
     pairs = a.merge(b, on="golden_id", how="inner", suffixes=("_a", "_b"), validate="one_to_one")
     if golden_ids is not None:
         order = pd.Index(golden_ids).get_indexer(pd.Index(pairs["golden_id"]))
         pairs = pairs.iloc[np.argsort(order, kind="stable")].reset_index(drop=True)
-    pa_, ma = pairs["passed_a"].to_numpy(np.int64), pairs["measured_a"].to_numpy(np.int64)
-    pb, mb = pairs["passed_b"].to_numpy(np.int64), pairs["measured_b"].to_numpy(np.int64)
+    pa, ma, pb, mb = pairs[["passed_a", "measured_a", "passed_b", "measured_b"]].to_numpy("int64").T
     both = (ma > 0) & (mb > 0)
-    num = pb * ma - pa_ * mb
-    den = np.where(both, ma * mb, 1)
-    delta = pd.array(num / den, dtype="Float64")
-    delta[~both] = pd.NA
-    change = np.where(num > 0, 0, np.where(num == 0, 1, 2))
-    pairs["both_scored"] = both
-    pairs["delta"] = delta
-    pairs["change"] = pd.Categorical.from_codes(
-        np.where(both, change, -1), categories=pd.Index(list(CHANGES))
-    )
-    return pairs[
-        [
-            "golden_id",
-            "task_id_a",
-            "task_id_b",
-            "passed_a",
-            "measured_a",
-            "passed_b",
-            "measured_b",
-            "score_a",
-            "score_b",
-            "both_scored",
-            "delta",
-            "change",
-            "all_pass_a",
-            "all_pass_b",
-            "fully_measured_a",
-            "fully_measured_b",
-        ]
-    ]
+    num = pb * ma - pa * mb
+    delta = (pd.Series(num) / (ma * mb)).where(both).astype("Float64").array
+    # The sign of B minus A picks the change: 1 win, 0 tie, -1 loss.
+    codes = np.where(both, 1 - np.sign(num), -1)
+    change = pd.Categorical.from_codes(codes, categories=pd.Index(CHANGES))
+    return pairs.assign(both_scored=both, delta=delta, change=change)[_PAIR_COLUMNS]
 
 
 def wilcoxon_p_value(deltas) -> float:
@@ -209,50 +177,39 @@ def wilcoxon_p_value(deltas) -> float:
 def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
     """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
     scored = pairs[pairs["both_scored"]]
-    n = len(scored)
+    dens = scored["measured_a"] * scored["measured_b"]
     num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
-    mean_delta = exact_mean(num, scored["measured_a"] * scored["measured_b"])
-    a_pass = scored["all_pass_a"].fillna(False).to_numpy(dtype=bool)
-    b_pass = scored["all_pass_b"].fillna(False).to_numpy(dtype=bool)
-    a_only, b_only = int(np.sum(a_pass & ~b_pass)), int(np.sum(b_pass & ~a_pass))
-    ready = is_ready(n, min_n)
-    all_pass = PairedTable(
-        both_pass=int(np.sum(a_pass & b_pass)),
-        fixed=b_only,
-        regressed=a_only,
-        both_fail=int(np.sum(~a_pass & ~b_pass)),
-    )
-    change = scored["change"].value_counts()
-    wins, ties, losses = (int(change.get(c, 0)) for c in CHANGES)
-    test = None
-    if ready:
-        # Exact deltas, so equal deltas tie in the ranks.
-        dens = (scored["measured_a"] * scored["measured_b"]).tolist()
-        test = signed_rank_test([Fraction(a, b) for a, b in zip(num.tolist(), dens, strict=True)])
+    a_pass, b_pass = (scored[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
+    # Counted by 2 x A + B: neither, B only (fixed), A only (regressed), both.
+    neither, fixed, regressed, both = np.bincount(2 * a_pass + b_pass, minlength=4).tolist()
+    wins, ties, losses = scored["change"].value_counts(sort=False).tolist()
+    ready = is_ready(len(scored), min_n)
+    deltas = [Fraction(a, b) for a, b in zip(num, dens, strict=True)]  # exact: equal deltas tie
+    test = signed_rank_test(deltas) if ready else None
     p_value = test.p_value if test else None
-    mcnemar_p = all_pass.mcnemar() if ready else None
-    adjusted = holm([p_value, mcnemar_p])
+    mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar() if ready else None
+    p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
     return PairedSummary(
-        n=n,
+        n=len(scored),
         present_n=len(pairs),
         unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
-        mean_delta=mean_delta,
+        mean_delta=exact_mean(num, dens),
         wins=wins,
         ties=ties,
         losses=losses,
         fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
-        all_pass_a_only=a_only,
-        all_pass_b_only=b_only,
-        all_pass_both=all_pass.both_pass,
-        all_pass_neither=all_pass.both_fail,
+        all_pass_a_only=regressed,
+        all_pass_b_only=fixed,
+        all_pass_both=both,
+        all_pass_neither=neither,
         ready_for_decision=ready,
         p_value=p_value,
         mcnemar_p_value=mcnemar_p,
         min_n=min_n,
         p_value_method=test.method if test else None,
         sign_test_p_value=sign_test(wins, losses) if ready else None,
-        p_value_holm=adjusted[0],
-        mcnemar_p_value_holm=adjusted[1],
+        p_value_holm=p_value_holm,
+        mcnemar_p_value_holm=mcnemar_p_value_holm,
     )
 
 
@@ -320,18 +277,14 @@ class TaskComparison:
     @property
     def labels(self) -> tuple[str, str]:
         """The labels of run A and run B."""
-        return self.runs[0].label, self.runs[1].label
+        return self.baseline, self.candidate
 
     def report(self) -> str:
         """The readable comparison the command line prints (no trailing newline)."""
-        from ._report import format_comparison
-
         return format_comparison(self)
 
     def to_dict(self) -> dict:
         """The JSON object of ``buddy-eval tasks --json`` as Python values."""
-        from ._report import comparison_to_dict
-
         return comparison_to_dict(self)
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -360,28 +313,27 @@ def _unmatched_warnings(unmatched: pd.DataFrame, runs: tuple[RunRecords, RunReco
     warnings = []
     for run in runs:
         rows = unmatched[unmatched["run"] == run.label]
-        for row in rows.head(MAX_LISTED_WARNINGS).itertuples():
+        warnings += [
+            f"{run.source}: record #{row.position} (task_id {describe(row.task_id)}): "
+            f"golden_id {describe(row.golden_id)} is not in the golden set; the record is excluded"
+            for row in rows.head(MAX_LISTED_IDS).itertuples()
+        ]
+        if len(rows) > MAX_LISTED_IDS:
             warnings.append(
-                f"{run.source}: record #{row.position} (task_id {describe(row.task_id)}): "
-                f"golden_id {describe(row.golden_id)} is not in the golden set; the record is "
-                "excluded"
-            )
-        if len(rows) > MAX_LISTED_WARNINGS:
-            warnings.append(
-                f"{run.source}: {len(rows) - MAX_LISTED_WARNINGS} more records with a golden_id "
+                f"{run.source}: {len(rows) - MAX_LISTED_IDS} more records with a golden_id "
                 "not in the golden set are excluded"
             )
     return tuple(warnings)
 
 
 def _minimum_pairs(min_n, settings) -> int:
-    if settings is not None and not isinstance(settings, Settings):
+    if settings is None:
+        return MIN_PAIRED if min_n is None else min_n
+    if not isinstance(settings, Settings):
         raise InputError(f"settings must be a Settings, got {type(settings).__name__}")
-    if settings is not None and min_n is not None:
+    if min_n is not None:
         raise InputError("give min_n or settings (with its min_paired), not both")
-    if settings is not None:
-        return settings.min_paired
-    return MIN_PAIRED if min_n is None else min_n
+    return settings.min_paired
 
 
 def compare_runs(
@@ -436,17 +388,15 @@ def compare_runs(
     records["matched"] = records["golden_id"].isin(golden.tasks["golden_id"]).to_numpy(dtype=bool)
 
     outcomes = evaluate_checks(golden.checks, records[records["matched"]])
-    scores = score_tasks(outcomes)
-    scores["run"] = pd.Categorical(scores["run"].astype(str), categories=labels)
+    scores = score_tasks(outcomes)  # its run column keeps the records' categories
     pairs = pair_tasks(scores, label_a, label_b, golden.ids)
 
-    present = {label: set(scores.loc[scores["run"] == label, "golden_id"]) for label in labels}
-    in_both = present[label_a] & present[label_b]
-    unpaired = scores[~scores["golden_id"].isin(in_both)][["run", "golden_id", "task_id"]]
+    paired = scores["golden_id"].isin(pairs["golden_id"])
+    unpaired = scores.loc[~paired, ["run", "golden_id", "task_id"]]
     order = pd.Index(golden.ids).get_indexer(unpaired["golden_id"])
     unpaired = unpaired.iloc[np.lexsort((order, unpaired["run"].cat.codes))]
-    anywhere = present[label_a] | present[label_b]
-    missing = golden.tasks.loc[~golden.tasks["golden_id"].isin(anywhere), ["golden_id", "tier"]]
+    anywhere = golden.tasks["golden_id"].isin(scores["golden_id"])
+    missing = golden.tasks.loc[~anywhere, ["golden_id", "tier"]]
     unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
 
     return TaskComparison(

@@ -9,49 +9,65 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..formatting import format_count, format_diff, format_id_list, format_p_value, format_rate
-from ._record_rules import CHECK_TYPES
-from ._scoring import exact_mean
+from ._scoring import _exact_run_summary
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 
-TEST_NAME = "Wilcoxon signed-rank, two-sided, on per-task score deltas"
-MCNEMAR_NAME = "exact McNemar (two-sided binomial test) on all_pass"
 
 
-def _signed(value: Fraction | None) -> str:
-    """A mean delta: three decimals, signed; a non-zero delta never prints as zero."""
-    return "n/a" if value is None else format_diff(value, 3)
+#: The check counts of a run's summary row, in the order of the JSON's ``checks``.
+_CHECK_COUNTS = ("checks_n", "passed_checks", "failed_checks", "unknown_checks")
+#: The ``all_pass`` cells of the JSON object.
+_ALL_PASS_CELLS = ("a_only", "b_only", "both", "neither")
 
 
-def _score(value: Fraction | None) -> str:
-    """A mean score: three decimals; a non-zero score never prints as zero."""
-    return "n/a" if value is None else format_diff(value, 3, sign=False)
+def _json_number(value):
+    """A figure as JSON holds it: an exact fraction as a float; ints and None as they are."""
+    return float(value) if isinstance(value, Fraction) else value
+
+
+def _attributes(obj, *names: str) -> dict:
+    """``{name: obj.name}`` for each name, in order: figures the JSON shows under their own name."""
+    return {name: getattr(obj, name) for name in names}
+
+
+def _run_figures(comparison, index: int) -> dict:
+    """Run ``index``'s figures as every view shows them, exact.
+
+    The run's summary row (:func:`~buddy_eval.tasks._scoring.summarize_runs`)
+    with ``mean_score`` and ``all_pass_rate`` as Fractions (None when no task
+    is scored), and ``by_type``: unknown checks per check type, every type in
+    order.
+    """
+    label = comparison.runs[index].label
+    unknowns = comparison.unknowns[comparison.unknowns["run"] == label]  # every type, in order
+    types = unknowns["check_type"].astype(str)
+    return {
+        **_exact_run_summary(comparison.scores, label),
+        "by_type": dict(zip(types, unknowns["unknown"].tolist(), strict=True)),
+    }
+
+
+def _unpaired_ids(comparison) -> dict[str, list[str]]:
+    """Per label, in run order, the golden ids with a record in that run only."""
+    return comparison.unpaired.groupby("run", observed=False)["golden_id"].agg(list).to_dict()
 
 
 def _run_lines(comparison, index: int) -> list[str]:
     run = comparison.runs[index]
-    row = comparison.summary.iloc[index]
-    scores = comparison.scores[comparison.scores["run"] == run.label]
-    scored = scores[scores["scored"]]
-    mean = exact_mean(scored["passed"], scored["measured"])
-    n, scored_n, unscored_n = int(row["n"]), int(row["scored_n"]), int(row["unscored_n"])
-    all_pass_n, fully_n = int(row["all_pass_n"]), int(row["fully_measured_n"])
-    rate = Fraction(all_pass_n, scored_n) if scored_n else None
-    unknowns = comparison.unknowns[
-        (comparison.unknowns["run"] == run.label) & (comparison.unknowns["unknown"] > 0)
-    ]
-    by_type = ", ".join(f"{r.check_type} {r.unknown}" for r in unknowns.itertuples())
-    lines = [
+    f = _run_figures(comparison, index)
+    by_type = ", ".join(f"{t} {n}" for t, n in f["by_type"].items() if n)
+    return [
         f"run {'AB'[index]} ({run.label}, {run.source}): "
-        f"{format_count(n, 'golden task')} with a record",
-        f"  mean score {_score(mean)} over {format_count(scored_n, 'scored task')}"
-        + (f"; {unscored_n} with no measured check left out" if unscored_n else ""),
-        f"  all measured checks pass: {all_pass_n} of {scored_n} scored "
-        f"({format_rate(rate)}); fully measured: {fully_n} of {n}",
-        f"  unknown checks (in no denominator): {int(row['unknown_checks'])} of "
-        f"{int(row['checks_n'])}" + (f" ({by_type})" if by_type else ""),
+        f"{format_count(f['n'], 'golden task')} with a record",
+        f"  mean score {format_diff(f['mean_score'], 3, sign=False)} over "
+        f"{format_count(f['scored_n'], 'scored task')}"
+        + (f"; {f['unscored_n']} with no measured check left out" if f["unscored_n"] else ""),
+        f"  all measured checks pass: {f['all_pass_n']} of {f['scored_n']} scored "
+        f"({format_rate(f['all_pass_rate'])}); fully measured: {f['fully_measured_n']} of {f['n']}",
+        f"  unknown checks (in no denominator): {f['unknown_checks']} of {f['checks_n']}"
+        + (f" ({by_type})" if by_type else ""),
     ]
-    return lines
 
 
 def format_comparison(comparison) -> str:
@@ -75,18 +91,18 @@ def format_comparison(comparison) -> str:
     ]
     if p.unscored_ids:
         lines.append(
-            "  in both runs but without a score on one side: "
-            + format_id_list(list(p.unscored_ids))
+            "  in both runs but without a score on one side: " + format_id_list(p.unscored_ids)
         )
     lines += [
-        f"  mean delta {_signed(p.mean_delta)}; {label_b} higher {p.wins}, equal {p.ties}, "
+        f"  mean delta {format_diff(p.mean_delta, 3)}; {label_b} higher {p.wins}, equal {p.ties}, "
         f"lower {p.losses}; fully measured in both: {p.fully_measured_n} of {p.n}",
         f"  all measured checks pass: {label_a} only {p.all_pass_a_only}, {label_b} only "
         f"{p.all_pass_b_only}, both {p.all_pass_both}, neither {p.all_pass_neither}",
     ]
+    ready = f"({p.n} scored pairs, at least {p.min_n} needed)"
     if p.ready_for_decision:
         lines += [
-            f"  ready for decision: yes ({p.n} scored pairs, at least {p.min_n} needed)",
+            f"  ready for decision: yes {ready}",
             f"  Wilcoxon signed-rank p {format_p_value(p.p_value)} ({p.p_value_method}; "
             f"Holm-adjusted p {format_p_value(p.p_value_holm)}); "
             f"sign test p {format_p_value(p.sign_test_p_value)}",
@@ -94,64 +110,34 @@ def format_comparison(comparison) -> str:
             f"(Holm-adjusted p {format_p_value(p.mcnemar_p_value_holm)})",
         ]
     else:
-        lines.append(
-            f"  ready for decision: no ({p.n} scored pairs, at least {p.min_n} needed); "
-            "no significance computed"
-        )
-    unpaired = comparison.unpaired
-    lines.append(
-        "unpaired: "
-        + "; ".join(
-            f"{label} only: "
-            + format_id_list(unpaired.loc[unpaired["run"] == label, "golden_id"].tolist())
-            for label in (label_a, label_b)
-        )
-    )
-    lines.append(
-        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}"
-    )
-    excluded = len(comparison.unmatched)
-    if excluded:
+        lines.append(f"  ready for decision: no {ready}; no significance computed")
+    unpaired = _unpaired_ids(comparison).items()
+    lines += [
+        "unpaired: " + "; ".join(f"{label} only: {format_id_list(ids)}" for label, ids in unpaired),
+        f"missing from both runs: {format_id_list(comparison.missing['golden_id'].tolist())}",
+    ]
+    if excluded := len(comparison.unmatched):
         lines.append(
             f"excluded: {format_count(excluded, 'record')} with a golden_id not in the golden set"
         )
     return "\n".join(lines)
 
 
-def _none_or_float(value) -> float | None:
-    return None if value is None else float(value)
-
-
 def _run_dict(comparison, index: int) -> dict:
     run = comparison.runs[index]
-    row = comparison.summary.iloc[index]
-    scores = comparison.scores[comparison.scores["run"] == run.label]
-    scored = scores[scores["scored"]]
-    unknowns = comparison.unknowns[comparison.unknowns["run"] == run.label]
-    by_type = dict(zip(unknowns["check_type"].astype(str), unknowns["unknown"], strict=True))
-    scored_n = int(row["scored_n"])
-    models = run.records["model"].dropna().unique().tolist()
+    f = _run_figures(comparison, index)
+    checks = [f[name] for name in _CHECK_COUNTS]
     return {
         "run": "AB"[index],
         "source": run.source,
         "records": len(run.records),
         "excluded_records": int((comparison.unmatched["run"] == run.label).sum()),
-        "n": int(row["n"]),
-        "scored_n": scored_n,
-        "unscored_n": int(row["unscored_n"]),
-        "mean_score": _none_or_float(exact_mean(scored["passed"], scored["measured"])),
-        "all_pass_n": int(row["all_pass_n"]),
-        "all_pass_rate": int(row["all_pass_n"]) / scored_n if scored_n else None,
-        "fully_measured_n": int(row["fully_measured_n"]),
-        "checks": {
-            "total": int(row["checks_n"]),
-            "passed": int(row["passed_checks"]),
-            "failed": int(row["failed_checks"]),
-            "unknown": int(row["unknown_checks"]),
-        },
-        "unknown_checks": int(row["unknown_checks"]),
-        "unknown_checks_by_type": {t: int(by_type.get(t, 0)) for t in CHECK_TYPES},
-        "models": [str(m) for m in models],
+        # The summary row's other figures, in its order.
+        **{k: _json_number(v) for k, v in f.items() if k not in (*_CHECK_COUNTS, "by_type")},
+        "checks": dict(zip(("total", "passed", "failed", "unknown"), checks, strict=True)),
+        "unknown_checks": f["unknown_checks"],
+        "unknown_checks_by_type": f["by_type"],
+        "models": [str(m) for m in run.records["model"].dropna().unique().tolist()],
     }
 
 
@@ -177,50 +163,34 @@ def comparison_to_dict(comparison) -> dict:
         ``warnings``.
     """
     label_a, label_b = comparison.labels
-    p = comparison.paired
-    unpaired = comparison.unpaired
+    golden, p = comparison.golden, comparison.paired
     return {
         "golden": {
-            "source": comparison.golden.source,
-            "tasks": len(comparison.golden.tasks),
-            "checks": len(comparison.golden.checks),
+            "source": golden.source,
+            "tasks": len(golden.tasks),
+            "checks": len(golden.checks),
         },
         "runs": {label_a: _run_dict(comparison, 0), label_b: _run_dict(comparison, 1)},
         "paired": {
             "label_a": label_a,
             "label_b": label_b,
-            "n": p.n,
-            "present_n": p.present_n,
+            **_attributes(p, "n", "present_n"),
             "unscored": list(p.unscored_ids),
-            "mean_delta": _none_or_float(p.mean_delta),
-            "wins": p.wins,
-            "ties": p.ties,
-            "losses": p.losses,
-            "fully_measured_n": p.fully_measured_n,
-            "all_pass": {
-                "a_only": p.all_pass_a_only,
-                "b_only": p.all_pass_b_only,
-                "both": p.all_pass_both,
-                "neither": p.all_pass_neither,
-            },
-            "ready_for_decision": p.ready_for_decision,
-            "min_n": p.min_n,
-            "p_value": p.p_value,
-            "test": TEST_NAME,
+            "mean_delta": _json_number(p.mean_delta),
+            **_attributes(p, "wins", "ties", "losses", "fully_measured_n"),
+            "all_pass": {cell: getattr(p, f"all_pass_{cell}") for cell in _ALL_PASS_CELLS},
+            **_attributes(p, "ready_for_decision", "min_n", "p_value"),
+            "test": "Wilcoxon signed-rank, two-sided, on per-task score deltas",
             "p_value_method": p.p_value_method,
             "zero_method": "wilcox (zero deltas dropped)",
-            "p_value_holm": p.p_value_holm,
-            "sign_test_p_value": p.sign_test_p_value,
+            **_attributes(p, "p_value_holm", "sign_test_p_value"),
             "sign_test": "exact two-sided binomial test on wins against losses (ties dropped)",
             "mcnemar_p_value": p.mcnemar_p_value,
-            "mcnemar_test": MCNEMAR_NAME,
+            "mcnemar_test": "exact McNemar (two-sided binomial test) on all_pass",
             "mcnemar_p_value_holm": p.mcnemar_p_value_holm,
             "holm_method": "Holm step-down over the signed-rank and McNemar p-values",
         },
-        "unpaired": {
-            label: unpaired.loc[unpaired["run"] == label, "golden_id"].tolist()
-            for label in (label_a, label_b)
-        },
+        "unpaired": _unpaired_ids(comparison),
         "missing": comparison.missing["golden_id"].tolist(),
         "warnings": list(comparison.warnings),
     }

@@ -7,6 +7,7 @@ floats, so equal scores are equal and rounding happens only in the report.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -17,7 +18,8 @@ from ._record_rules import CHECK_TYPE_DTYPE
 
 __all__ = ["exact_mean", "score_tasks", "summarize_runs", "count_unknowns"]
 
-_TASK_KEYS = ["run", "golden_id", "task_id"]
+#: Count column of :func:`score_tasks` -> the outcome it counts.
+_OUTCOME_COUNTS = {"passed": "pass", "failed": "fail", "unknown": "unknown"}
 
 
 def exact_mean(numerators, denominators) -> Fraction | None:
@@ -26,16 +28,13 @@ def exact_mean(numerators, denominators) -> Fraction | None:
     >>> exact_mean([1, 2], [2, 3])
     Fraction(7, 12)
     """
-    pairs = pd.DataFrame(
-        {"num": np.asarray(numerators, dtype=np.int64), "den": np.asarray(denominators, np.int64)}
-    )
-    if pairs.empty:
+    nums = np.asarray(numerators, dtype=np.int64).tolist()
+    dens = np.asarray(denominators, dtype=np.int64).tolist()
+    # Each distinct fraction is built once, however many tasks share it.
+    counts = Counter(zip(nums, dens, strict=True))
+    if not counts:
         return None
-    counts = pairs.value_counts(sort=False)
-    total = Fraction(0)
-    for (n, d), c in zip(counts.index.tolist(), counts.tolist(), strict=True):
-        total += Fraction(int(n), int(d)) * int(c)
-    return total / len(pairs)
+    return sum((Fraction(n, d) * c for (n, d), c in counts.items()), start=Fraction(0)) / len(nums)
 
 
 def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
@@ -64,43 +63,46 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
         - ``fully_measured`` (bool): no unknown check.
     """
     outcome = outcomes["outcome"]
-    flags = pd.DataFrame(
-        {
-            "passed": (outcome == "pass").to_numpy(dtype=np.int64),
-            "failed": (outcome == "fail").to_numpy(dtype=np.int64),
-            "unknown": (outcome == "unknown").to_numpy(dtype=np.int64),
-        }
-    )
-    keys = [outcomes[k].reset_index(drop=True) for k in _TASK_KEYS]
+    flags = pd.DataFrame({k: (outcome == o).to_numpy(np.int64) for k, o in _OUTCOME_COUNTS.items()})
+    keys = [outcomes[k].reset_index(drop=True) for k in ("run", "golden_id", "task_id")]
     counts = flags.groupby(keys, sort=False, observed=True).sum().reset_index()
-    counts = counts.astype({"passed": "int64", "failed": "int64", "unknown": "int64"})
-    counts["golden_id"] = counts["golden_id"].astype("str")
-    counts["task_id"] = counts["task_id"].astype("str")
+    counts = counts.astype({"golden_id": "str", "task_id": "str", **dict.fromkeys(flags, "int64")})
     measured = counts["passed"] + counts["failed"]
     scored = (measured > 0).to_numpy(dtype=bool)
-    score = pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64")
-    all_pass = pd.array((counts["failed"] == 0).to_numpy(dtype=bool), dtype="boolean")
-    all_pass[~scored] = pd.NA
-    counts["n_checks"] = measured + counts["unknown"]
-    counts["measured"] = measured
-    counts["score"] = score
-    counts["scored"] = scored
-    counts["all_pass"] = all_pass
-    counts["fully_measured"] = (counts["unknown"] == 0).to_numpy(dtype=bool)
-    return counts[
-        [
-            *_TASK_KEYS,
-            "n_checks",
-            "passed",
-            "failed",
-            "unknown",
-            "measured",
-            "score",
-            "scored",
-            "all_pass",
-            "fully_measured",
-        ]
-    ]
+    all_pass = (counts["failed"] == 0).where(scored).astype("boolean")
+    counts.insert(3, "n_checks", measured + counts["unknown"])
+    return counts.assign(
+        measured=measured,
+        score=pd.array((counts["passed"] / measured.where(scored)).to_numpy(), dtype="Float64"),
+        scored=scored,
+        all_pass=all_pass,
+        fully_measured=(counts["unknown"] == 0).to_numpy(dtype=bool),
+    )
+
+
+def _exact_run_summary(scores: pd.DataFrame, label: str) -> dict:
+    """One run's row of :func:`summarize_runs`, its two rates exact.
+
+    ``mean_score`` and ``all_pass_rate`` are Fractions (None when no task is
+    scored), every other figure an int: the row the summary holds and the
+    figures every view of the comparison rounds.
+    """
+    run = scores[scores["run"] == label]
+    scored = run[run["scored"]]
+    all_pass_n = int(scored["all_pass"].sum())
+    return {
+        "n": len(run),
+        "scored_n": len(scored),
+        "unscored_n": len(run) - len(scored),
+        "mean_score": exact_mean(scored["passed"], scored["measured"]),
+        "all_pass_n": all_pass_n,
+        "all_pass_rate": Fraction(all_pass_n, len(scored)) if len(scored) else None,
+        "fully_measured_n": int(run["fully_measured"].sum()),
+        "checks_n": int(run["n_checks"].sum()),
+        "passed_checks": int(run["passed"].sum()),
+        "failed_checks": int(run["failed"].sum()),
+        "unknown_checks": int(run["unknown"].sum()),
+    }
 
 
 def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
@@ -134,33 +136,9 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
           ``unknown_checks`` (int64): checks by outcome over all the run's tasks.
     """
     labels = list(scores["run"].cat.categories if labels is None else labels)
-    rows = []
-    for label in labels:
-        run = scores[scores["run"] == label]
-        scored = run[run["scored"]]
-        mean = exact_mean(scored["passed"], scored["measured"])
-        all_pass_n = int(scored["all_pass"].sum())
-        rows.append(
-            {
-                "n": len(run),
-                "scored_n": len(scored),
-                "unscored_n": len(run) - len(scored),
-                "mean_score": None if mean is None else float(mean),
-                "all_pass_n": all_pass_n,
-                "all_pass_rate": all_pass_n / len(scored) if len(scored) else None,
-                "fully_measured_n": int(run["fully_measured"].sum()),
-                "checks_n": int(run["n_checks"].sum()),
-                "passed_checks": int(run["passed"].sum()),
-                "failed_checks": int(run["failed"].sum()),
-                "unknown_checks": int(run["unknown"].sum()),
-            }
-        )
-    summary = pd.DataFrame(rows, columns=list(rows[0]) if rows else None)
-    summary.insert(0, "run", pd.Series(pd.Categorical(labels, categories=labels)))
-    ints = [c for c in summary.columns if c not in ("run", "mean_score", "all_pass_rate")]
-    summary = summary.astype({c: "int64" for c in ints})
-    summary = summary.astype({"mean_score": "Float64", "all_pass_rate": "Float64"})
-    return summary
+    summary = pd.DataFrame([{"run": run, **_exact_run_summary(scores, run)} for run in labels])
+    dtypes = dict.fromkeys(summary.columns, "int64") | {"run": pd.CategoricalDtype(labels)}
+    return summary.astype(dtypes | {"mean_score": "Float64", "all_pass_rate": "Float64"})
 
 
 def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:
@@ -179,18 +157,10 @@ def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) 
         - ``measured`` (int64): checks - unknown.
     """
     labels = list(outcomes["run"].cat.categories if labels is None else labels)
-    run = pd.Series(pd.Categorical(outcomes["run"].astype(str), categories=labels), name="run")
-    kind = pd.Series(
-        pd.Categorical(outcomes["check_type"].astype(str), dtype=CHECK_TYPE_DTYPE),
-        name="check_type",
-    )
-    flags = pd.DataFrame(
-        {
-            "checks": np.ones(len(outcomes), dtype=np.int64),
-            "unknown": (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64),
-        }
-    )
-    table = flags.groupby([run, kind], observed=False).sum()
-    table = table.reset_index().astype({"checks": "int64", "unknown": "int64"})
+    keys = {"run": pd.CategoricalDtype(labels), "check_type": CHECK_TYPE_DTYPE}
+    table = outcomes[list(keys)].astype(str).astype(keys)
+    table["checks"] = np.int64(1)
+    table["unknown"] = (outcomes["outcome"] == "unknown").to_numpy(dtype=np.int64)
+    table = table.groupby(list(keys), observed=False).sum().reset_index()
     table["measured"] = table["checks"] - table["unknown"]
     return table
