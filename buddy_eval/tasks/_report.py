@@ -13,8 +13,6 @@ from ._scoring import _exact_run_summary
 
 __all__ = ["comparison_to_dict", "format_comparison"]
 
-
-
 #: The check counts of a run's summary row, in the order of the JSON's ``checks``.
 _CHECK_COUNTS = ("checks_n", "passed_checks", "failed_checks", "unknown_checks")
 #: The ``all_pass`` cells of the JSON object.
