@@ -72,3 +72,23 @@ def test_the_tasks_files_are_written_beside_the_report(tmp_path):
     assert markdown.stdout.decode() == (tmp_path / "t.md").read_text(encoding="utf-8")
     refused = run_cli(*args, "--junit", FILES[2])
     assert refused.returncode == 2 and b"is the run B file this run reads" in refused.stderr
+
+
+def test_a_run_with_no_scored_task_reads_n_a_in_every_view(tmp_path):
+    golden = tmp_path / "golden.json"
+    golden.write_text('[{"id": "g1", "prompt": "p", "tier": "t", '
+                      '"checks": [{"type": "max_cost_usd", "value": 0.01}]}]')  # fmt: skip
+    runs = []
+    for name, micros in (("a", "null"), ("b", "5")):
+        runs.append(tmp_path / f"{name}.json")
+        runs[-1].write_text(f'[{{"task_id": "t{name}", "golden_id": "g1", "status": "completed", '
+                            f'"usd_micros": {micros}}}]')  # fmt: skip
+    args = ["tasks", "--golden", golden, "--run-a", runs[0], "--run-b", runs[1]]
+    text = run_cli(*args)
+    markdown = run_cli(*args, "--format", "markdown")
+    assert text.returncode == markdown.returncode == 0, markdown.stderr
+    assert markdown.stderr == text.stderr and b"Traceback" not in markdown.stderr
+    table = MarkdownIt().enable("table").parse(markdown.stdout.decode())
+    cells = [t.content for t in table if t.type == "inline"]
+    assert "n/a" in cells
+    assert "n/a" in text.stdout.decode()
