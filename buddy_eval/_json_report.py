@@ -110,18 +110,18 @@ def _exact(value: Fraction | None) -> str | None:
     return None if value is None else f"{value.numerator}/{value.denominator}"
 
 
+def _with_exact(name: str, value: Fraction | None, exact: str | None = None) -> dict:
+    """``{name: nearest double, exact: "n/d"}``; ``exact`` defaults to ``name_exact``."""
+    return {name: _number(value), exact or f"{name}_exact": _exact(value)}
+
+
 def _value(value) -> tuple[int | float | None, str | None]:
-    """A value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
+    """A compared value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
     if value is None or isinstance(value, Fraction):
         return _number(value), _exact(value)
     if isinstance(value, int):
         return value, str(value)
     return float(value), decimal_text(value)  # a margin, exactly as given
-
-
-def _with_exact(name: str, value, exact: str | None = None) -> dict:
-    """``{name: number, exact: "n/d"}`` (:func:`_value`); ``exact`` defaults to ``name_exact``."""
-    return dict(zip((name, exact or f"{name}_exact"), _value(value), strict=True))
 
 
 def _sensitivity(m) -> dict | None:
@@ -174,7 +174,7 @@ def _check(check) -> dict:
     out = {name: getattr(check, name) for name in _CHECK_FIELDS}
     out["reason"] = check.reason if check.blocks else None
     for role in ("candidate", "reference"):
-        out |= _with_exact(role, getattr(check, role))
+        out[role], out[f"{role}_exact"] = _value(getattr(check, role))
     return out | {"bound": _number(check.bound)}
 
 
