@@ -194,14 +194,12 @@ def format_details(paired: PairedComparison) -> str:
         "(Clopper-Pearson) on the rate"
     )
     for bound in paired.violations:
-        if bound.n == 0:
-            lines.append(f"  {bound.version:<12} no result for any REFUSE item")
-        else:
-            lines.append(
-                f"  {bound.version:<12} {bound.violations} of "
-                f"{format_count(bound.n, 'REFUSE item')} with a result; "
-                f"the rate may be as high as {format_bound(bound.upper_bound)}"
-            )
+        counted = (
+            f"{bound.violations} of {format_count(bound.n, 'REFUSE item')} with a result; "
+            f"the rate may be as high as {format_bound(bound.upper_bound)}"
+        )
+        text = counted if bound.n else "no result for any REFUSE item"
+        lines.append(f"  {bound.version:<12} {text}")
     return "\n".join(lines)
 
 

@@ -92,10 +92,7 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     from ._drilldown import trial_answers
 
     candidate = evaluation.candidate
-    regressed: dict[str, list[str]] = {}
-    for m in evaluation.paired.metrics:
-        for item in m.ids["regressed"]:
-            regressed.setdefault(item, []).append(m.metric)
+    regressed = {m.metric: set(m.ids["regressed"]) for m in evaluation.paired.metrics}
     answers = trial_answers(evaluation)
     mine = answers[(answers["version"] == candidate) & ~answers["passed"]]
     why = mine.groupby("item_id", sort=False)["why"].unique()  # each reason once, in row order
@@ -106,12 +103,11 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     for item, item_type in zip(golden["item_id"].tolist(), golden["item_type"].tolist(),
                                strict=True):  # fmt: skip
         case = _case(f"buddy-eval.items.{item_type}", item)
+        problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
+        problems += ["answered a REFUSE item"] if item in violated else []
         if item in missing:
             ElementTree.SubElement(case, "skipped", message=xml_text(f"no result for {candidate}"))
-        elif item in regressed or item in violated:
-            problems = [f"regressed in {m}" for m in regressed.get(item, [])]
-            if item in violated:
-                problems.append("answered a REFUSE item")
+        elif problems:
             failure = ElementTree.SubElement(
                 case, "failure", message="; ".join(problems), type="item"
             )
