@@ -90,15 +90,11 @@ __all__ = ["FORMAT_VERSION", "dumps", "json_report"]
 FORMAT_VERSION = 1
 
 _SETTINGS = ("confidence", "alpha", "min_paired", "drop", "power", "margin", "rule")
-_CHECK_FIELDS = ("kind", "metric", "name", "measured", "blocks")
 
 
 def _number(value) -> float | None:
     """A float for JSON (a Fraction as the nearest double), None for None or NaN."""
-    if value is None:
-        return None
-    value = float(value)
-    return None if math.isnan(value) else value
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def _interval(pair) -> list[float] | None:
@@ -152,7 +148,6 @@ def _trial_version(v) -> dict:
 
 
 def _trials(t) -> dict:
-    plan = t.plan
     return {
         "n_items": t.n_items,
         "readiness_counts": "items, not trials",
@@ -162,16 +157,16 @@ def _trials(t) -> dict:
         "pass_hat_k_method": "unbiased estimator C(c, k) / C(n, k), mean over items",
         "variance_method": "one-way ANOVA of single-trial outcomes, items as groups",
         "flaky_ids": list(t.flaky_ids),
-        "plan": None if plan is None else format_trial_plan(plan, t.candidate.version),
+        "plan": None if t.plan is None else format_trial_plan(t.plan, t.candidate.version),
         "plan_standard_errors": None
-        if plan is None
-        else {"more_items": plan.se_more_items, "more_trials": plan.se_more_trials},
+        if t.plan is None
+        else {"more_items": t.plan.se_more_items, "more_trials": t.plan.se_more_trials},
         "item_rates": {item: [_exact(b), _exact(c)] for item, b, c in t.item_rates},
     }
 
 
 def _check(check) -> dict:
-    out = {name: getattr(check, name) for name in _CHECK_FIELDS}
+    out = {name: getattr(check, name) for name in ("kind", "metric", "name", "measured", "blocks")}
     out["reason"] = check.reason if check.blocks else None
     for role in ("candidate", "reference"):
         out[role], out[f"{role}_exact"] = _value(getattr(check, role))
@@ -180,7 +175,6 @@ def _check(check) -> dict:
 
 def _comparison(m, settings) -> dict:
     """One metric's paired figures."""
-    reading, reading_text = m.reading or (None, None)
     out = {
         **m.counts(),
         "p_value": _number(m.p_value),
@@ -190,8 +184,8 @@ def _comparison(m, settings) -> dict:
         "diff_ci_method": m.diff_method,
         "p_value_holm": _number(m.p_holm),
         "p_value_holm_method": "Holm step-down over the metrics with a p-value",
-        "reading": reading,
-        "reading_text": reading_text,
+        "reading": None if m.reading is None else m.reading[0],
+        "reading_text": None if m.reading is None else m.reading[1],
         "sensitivity": _sensitivity(m),
         "noninferiority": None
         if m.noninferior is None

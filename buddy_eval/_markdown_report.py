@@ -101,16 +101,10 @@ def markdown_report(evaluation: Evaluation) -> str:
     source = markdown_escape(evaluation.data.source)
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
     lines += ["", f"Input {source}{trials if evaluation.has_trials else ''}.", ""]
-    rates = [
-        [
-            m.metric,
-            format_rate(m.baseline.gate),
-            format_rate(m.candidate.gate),
-            format_rate(getattr(evaluation.thresholds, m.metric)),
-            decision.status(m.metric, m.measured),
-        ]
-        for m in paired.metrics
-    ]
+    rates = []
+    for m in paired.metrics:
+        figures = (m.baseline.gate, m.candidate.gate, getattr(evaluation.thresholds, m.metric))
+        rates.append([m.metric, *map(format_rate, figures), decision.status(m.metric, m.measured)])
     violations = [str(bound.violations) for bound in paired.violations]
     rates.append(["violations", *violations, "0", decision.status("violations")])
     lines += _table(["metric", b, c, "threshold", "status"], rates)
