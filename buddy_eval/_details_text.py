@@ -69,29 +69,25 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
             lines.append(f"  {change:<12} {format_id_list(m.ids[change])}")
     if trials is not None:
         lines += _trial_lines(trials)
-    test = "test" if trials is not None else "McNemar"
+    test, how = ("McNemar", "exact, two-sided") if trials is None else ("test", m.test_method)
     if m.ready and m.diff_ci is not None and m.reading is not None:
         interval, method = format_interval(*m.diff_ci, signed=True) + " ", m.diff_method
-        how = "exact, two-sided" if trials is None else m.test_method
         tested = (
             f"p {format_p_value(m.p_value, alpha)} ({how}); "
             f"Holm-adjusted p {format_p_value(m.p_holm, alpha)}"
         )
-        readiness = [
-            f"  reading      {m.reading[1]}",
-            "  ready        yes" + (" (items are counted, not trials)" if trials else ""),
-        ]
+        reading = [f"  reading      {m.reading[1]}"]
+        ready = "yes" + (" (items are counted, not trials)" if trials else "")
     else:
-        interval, method, tested = "", "no interval", "not computed"
+        interval, method, tested, reading = "", "no interval", "not computed", []
         paired_n = format_count(m.n_paired, "paired item") if m.n_paired else "no paired item"
-        readiness = [
-            f"  ready        NO: {paired_n}, fewer than {settings.min_paired}; "
-            "no p-value or difference interval"
-        ]
+        ready = (
+            f"NO: {paired_n}, fewer than {settings.min_paired}; no p-value or difference interval"
+        )
     lines.append(
         f"  difference   {format_diff(m.diff)} {interval}({cand} - {base}, paired; {method})"
     )
-    lines += [f"  {test:<12} {tested}", *readiness]
+    lines += [f"  {test:<12} {tested}", *reading, f"  ready        {ready}"]
     if m.sensitivity:
         for head, case in (("sensitivity", "regressed"), ("", "unchanged")):
             result = _sensitivity(m.sensitivity[case], alpha)
@@ -129,11 +125,8 @@ def _sample_size_lines(m: MetricComparison, settings) -> list[str]:
 
 def _trial_lines(trials: TrialComparison) -> list[str]:
     b, c = trials.baseline, trials.candidate
-    lines = []
-    if trials.flaky_ids:
-        lines.append(
-            f"  flaky        {format_id_list(trials.flaky_ids)} (trials disagree within a version)"
-        )
+    flaky = f"{format_id_list(trials.flaky_ids)} (trials disagree within a version)"
+    lines = [f"  flaky        {flaky}"] if trials.flaky_ids else []
     if b.k is not None:
         every = "the one trial passes" if b.k == 1 else f"all {b.k} trials pass"
         some = f"at least one of {format_count(b.k, 'trial')} passes"

@@ -244,8 +244,7 @@ def json_report(evaluation) -> dict:
         for m in paired.metrics:
             rate = (m.baseline, m.candidate)[j]
             entry[m.metric] = {
-                "numerator": parts[m.metric][0],
-                "denominator": parts[m.metric][1],
+                **dict(zip(("numerator", "denominator"), parts[m.metric], strict=True)),
                 **_with_exact("value", rate.gate, "exact"),
                 "observed": rate.observed,
                 "observed_passed": rate.passed,

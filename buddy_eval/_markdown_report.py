@@ -96,8 +96,7 @@ def markdown_report(evaluation: Evaluation) -> str:
     if decision.release:
         lines.append(f"**RELEASE**: {c} may replace {b}.")
     else:
-        lines += [f"**BLOCK**: {c} may not replace {b}:", ""]
-        lines += [f"- {reason}" for reason in decision.reasons]
+        lines += [f"**BLOCK**: {c} may not replace {b}:", "", *(f"- {r}" for r in decision.reasons)]
     source = markdown_escape(evaluation.data.source)
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
     lines += ["", f"Input {source}{trials if evaluation.has_trials else ''}.", ""]
