@@ -184,8 +184,7 @@ def _comparison(m, settings) -> dict:
         "diff_ci_method": m.diff_method,
         "p_value_holm": _number(m.p_holm),
         "p_value_holm_method": "Holm step-down over the metrics with a p-value",
-        "reading": None if m.reading is None else m.reading[0],
-        "reading_text": None if m.reading is None else m.reading[1],
+        **dict(zip(("reading", "reading_text"), m.reading or (None, None), strict=True)),
         "sensitivity": _sensitivity(m),
         "noninferiority": None
         if m.noninferior is None
@@ -227,12 +226,12 @@ def json_report(evaluation) -> dict:
     -------
     dict
         Keys ``format_version``, ``source``, ``baseline``, ``candidate``,
-        ``settings``, ``thresholds``, ``versions``, ``decision``,
-        ``comparison``, ``violation_upper_bound``, ``violation_upper_bounds``,
-        ``missing`` and ``warnings``, laid out and formatted as the module
-        docstring says. Every value is a str, int, float, bool, None, list or
-        dict, and no float is NaN, so ``json.dumps(..., allow_nan=False)``
-        accepts it.
+        ``settings``, ``missing_policy``, ``thresholds``, ``versions``,
+        ``decision``, ``comparison``, ``violation_upper_bound``,
+        ``violation_upper_bounds``, ``missing``, ``trials`` and ``warnings``,
+        laid out and formatted as the module docstring says. Every value is a
+        str, int, float, bool, None, list or dict, and no float is NaN, so
+        ``json.dumps(..., allow_nan=False)`` accepts it.
     """
     paired = evaluation.paired
     settings = paired.settings
