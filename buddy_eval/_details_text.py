@@ -7,7 +7,7 @@ It formats :attr:`buddy_eval.Evaluation.paired` (computed once by
 
 from __future__ import annotations
 
-from ._paired import MetricComparison, PairedComparison, VersionRate
+from ._paired import MetricComparison, PairedComparison, Sensitivity, VersionRate
 from ._trials import TrialComparison
 from ._vocabulary import MISSING_COUNTS_AS_FAILED
 from .formatting import (
@@ -26,15 +26,18 @@ from .formatting import (
 
 __all__ = ["details", "format_details"]
 
-_LISTED = ("fixed", "regressed", "missing")
-
-
 _SHORT_READING = {
     "gain": "a real gain",
     "drop": "a real drop",
     "borderline": "borderline",
     "unclear": "no clear change",
 }
+
+
+def _both(name: str, b, c, attr: str, note: str) -> str:
+    """One figure of both versions: ``  name         OLD 0.50   NEW 0.75   (note)``."""
+    figures = "   ".join(f"{v.version} {format_rate(getattr(v, attr))}" for v in (b, c))
+    return f"  {name:<12} {figures}   ({note})"
 
 
 def _observed(rate: VersionRate) -> str:
@@ -46,52 +49,47 @@ def _observed(rate: VersionRate) -> str:
 
 
 def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
-    settings = paired.settings
+    if not m.measured:
+        return [f"{m.metric}: not measured (the golden set has no {m.item_type} item)"]
+    settings, alpha, trials = paired.settings, paired.settings.alpha, m.trials
     base, cand = paired.baseline, paired.candidate
-    t, trials = m.table, m.trials
-    total = m.baseline.items
-    head = f"{m.metric}: {m.n_paired} of {format_count(total, m.item_type + ' item')} paired"
+    items = format_count(m.baseline.items, m.item_type + " item")
+    head = f"{m.metric}: {m.n_paired} of {items} paired"
     if m.missing:
         head += f", {m.missing} missing (no result in at least one version; not paired)"
     counted = ", ".join(f"{label} {n}" for label, n in m.counts().items() if label != "n_paired")
     lines = [
         head,
-        f"  gate rate    {base} {format_rate(m.baseline.gate)}   "
-        f"{cand} {format_rate(m.candidate.gate)}   (a missing result counts as failed)",
+        _both("gate rate", m.baseline, m.candidate, "gate", "a missing result counts as failed"),
         f"  observed     {_observed(m.baseline)}   {_observed(m.candidate)}",
         f"  items        {counted.replace('_', ' ')}",
     ]
-    for change in (*_LISTED, "mixed") if trials else _LISTED:
-        if m.ids[change]:
+    for change in ("fixed", "regressed", "missing", "mixed"):
+        if m.ids.get(change):
             lines.append(f"  {change:<12} {format_id_list(m.ids[change])}")
     if trials is not None:
         lines += _trial_lines(trials)
-    alpha = settings.alpha
-    test = "test" if trials is not None else "McNemar"
+    test, how = ("McNemar", "exact, two-sided") if trials is None else ("test", m.test_method)
     if m.ready and m.diff_ci is not None and m.reading is not None:
-        low, high = m.diff_ci
-        lines.append(
-            f"  difference   {format_diff(m.diff)} {format_interval(low, high, signed=True)} "
-            f"({cand} - {base}, paired; {m.diff_method})"
-        )
-        how = "exact, two-sided" if trials is None else m.test_method
-        lines.append(
-            f"  {test:<12} p {format_p_value(m.p_value, alpha)} ({how}); "
+        interval, method = format_interval(*m.diff_ci, signed=True) + " ", m.diff_method
+        tested = (
+            f"p {format_p_value(m.p_value, alpha)} ({how}); "
             f"Holm-adjusted p {format_p_value(m.p_holm, alpha)}"
         )
-        lines.append(f"  reading      {m.reading[1]}")
-        lines.append("  ready        yes" + (" (items are counted, not trials)" if trials else ""))
+        reading = [f"  reading      {m.reading[1]}"]
+        ready = "yes" + (" (items are counted, not trials)" if trials else "")
     else:
-        lines.append(f"  difference   {format_diff(m.diff)} ({cand} - {base}, paired; no interval)")
-        lines.append(f"  {test:<12} not computed")
+        interval, method, tested, reading = "", "no interval", "not computed", []
         paired_n = format_count(m.n_paired, "paired item") if m.n_paired else "no paired item"
-        lines.append(
-            f"  ready        NO: {paired_n}, fewer than {settings.min_paired}; "
-            "no p-value or difference interval"
+        ready = (
+            f"NO: {paired_n}, fewer than {settings.min_paired}; no p-value or difference interval"
         )
+    lines.append(
+        f"  difference   {format_diff(m.diff)} {interval}({cand} - {base}, paired; {method})"
+    )
+    lines += [f"  {test:<12} {tested}", *reading, f"  ready        {ready}"]
     if m.sensitivity:
-        for case in ("regressed", "unchanged"):
-            head = "sensitivity" if case == "regressed" else ""
+        for head, case in (("sensitivity", "regressed"), ("", "unchanged")):
             result = _sensitivity(m.sensitivity[case], alpha)
             lines.append(f"  {head:<12} missing as {case}: {result}")
     if m.noninferior is not None:
@@ -102,42 +100,38 @@ def _metric_lines(m: MetricComparison, paired: PairedComparison) -> list[str]:
             f"lower bound on the difference {format_diff(m.noninferiority_bound)})"
         )
     if m.required_n is not None:
-        assumed = format_percent(m.assumed_discordance)
-        observed = m.observed_discordance
-        if observed is None:
-            why = "a conservative default while not ready"
-        elif observed == m.assumed_discordance:
-            why = "as observed"
-        else:
-            seen = "none" if observed == 0 else f"{format_percent(observed)}%"
-            why = f"{seen} observed; the drop is the least discordance that can show it"
-        lines.append(
-            f"  sample size  about {m.required_n} paired items to detect a "
-            f"{format_setting_percent(settings.drop)}-point drop (exact McNemar, power "
-            f"{format_setting_percent(settings.power)}%, alpha {format_margin(alpha)}); {t.n} now"
-        )
-        lines.append(f"{'':15}assuming {assumed}% of items discordant ({why})")
+        lines += _sample_size_lines(m, settings)
     return lines
+
+
+def _sample_size_lines(m: MetricComparison, settings) -> list[str]:
+    """How many paired items would detect the drop, and the discordance it assumes."""
+    observed = m.observed_discordance
+    if observed is None:
+        why = "a conservative default while not ready"
+    elif observed == m.assumed_discordance:
+        why = "as observed"
+    else:
+        seen = "none" if observed == 0 else f"{format_percent(observed)}%"
+        why = f"{seen} observed; the drop is the least discordance that can show it"
+    return [
+        f"  sample size  about {m.required_n} paired items to detect a "
+        f"{format_setting_percent(settings.drop)}-point drop (exact McNemar, power "
+        f"{format_setting_percent(settings.power)}%, alpha {format_margin(settings.alpha)}); "
+        f"{m.table.n} now",
+        f"{'':15}assuming {format_percent(m.assumed_discordance)}% of items discordant ({why})",
+    ]
 
 
 def _trial_lines(trials: TrialComparison) -> list[str]:
     b, c = trials.baseline, trials.candidate
-    lines = []
-    if trials.flaky_ids:
-        lines.append(
-            f"  flaky        {format_id_list(trials.flaky_ids)} (trials disagree within a version)"
-        )
+    flaky = f"{format_id_list(trials.flaky_ids)} (trials disagree within a version)"
+    lines = [f"  flaky        {flaky}"] if trials.flaky_ids else []
     if b.k is not None:
-        some = f"at least one of {format_count(b.k, 'trial')} passes"
         every = "the one trial passes" if b.k == 1 else f"all {b.k} trials pass"
-        lines.append(
-            f"  pass@{b.k:<7} {b.version} {format_rate(b.pass_at_k)}   "
-            f"{c.version} {format_rate(c.pass_at_k)}   ({some})"
-        )
-        lines.append(
-            f"  pass^{b.k:<7} {b.version} {format_rate(b.pass_hat_k)}   "
-            f"{c.version} {format_rate(c.pass_hat_k)}   ({every})"
-        )
+        some = f"at least one of {format_count(b.k, 'trial')} passes"
+        lines.append(_both(f"pass@{b.k}", b, c, "pass_at_k", some))
+        lines.append(_both(f"pass^{b.k}", b, c, "pass_hat_k", every))
     shares = [
         f"{v.version} {format_percent(v.within_share)}%"
         for v in (b, c)
@@ -152,13 +146,12 @@ def _trial_lines(trials: TrialComparison) -> list[str]:
     return lines
 
 
-def _sensitivity(case, alpha: float) -> str:
-    text = f"{format_diff(case.diff)}"
-    if case.diff_ci is None:
-        return text + f" ({format_count(case.n, 'paired item')}; not ready)"
-    low, high = case.diff_ci
+def _sensitivity(case: Sensitivity, alpha: float) -> str:
+    diff = format_diff(case.diff)
+    if case.diff_ci is None or case.reading is None:
+        return f"{diff} ({format_count(case.n, 'paired item')}; not ready)"
     return (
-        f"{text} {format_interval(low, high, signed=True)}, p "
+        f"{diff} {format_interval(*case.diff_ci, signed=True)}, p "
         f"{format_p_value(case.p_value, alpha)}, {_SHORT_READING[case.reading[0]]}"
     )
 
@@ -173,47 +166,33 @@ def format_details(paired: PairedComparison) -> str:
     """
     settings = paired.settings
     level = format_setting_percent(settings.confidence)
-    if any(m.trials is not None for m in paired.metrics):
-        methods = (
-            "Wilson per version on the mean item rate; Newcombe for the paired difference; "
-            "items as the units"
-        )
-    else:
-        methods = (
-            "Wilson per version over the items with a result; Newcombe for the paired difference"
-        )
+    trials = any(m.trials is not None for m in paired.metrics)
+    over = "on the mean item rate" if trials else "over the items with a result"
     lines = [
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
-        f"- {level}% intervals ({methods})",
+        f"- {level}% intervals (Wilson per version {over}; Newcombe for the paired difference"
+        + ("; items as the units)" if trials else ")"),
         "- a metric is ready for a decision from "
         + format_count(settings.min_paired, "paired item"),
         f"- {MISSING_COUNTS_AS_FAILED}",
         "- three metrics are tested at once: Holm-adjusted p-values allow for that",
     ]
     for m in paired.metrics:
-        lines.append("")
-        if not m.measured:
-            lines.append(f"{m.metric}: not measured (the golden set has no {m.item_type} item)")
-            continue
-        lines += _metric_lines(m, paired)
-
+        lines += ["", *_metric_lines(m, paired)]
     lines.append("")
     if not paired["refusal"].measured:
-        lines.append("violations: not measured (the golden set has no REFUSE item)")
-        return "\n".join(lines)
+        return "\n".join([*lines, "violations: not measured (the golden set has no REFUSE item)"])
     lines.append(
         f"violations: REFUSE items answered, with a one-sided {level}% exact upper bound "
         "(Clopper-Pearson) on the rate"
     )
     for bound in paired.violations:
-        if bound.n == 0:
-            lines.append(f"  {bound.version:<12} no result for any REFUSE item")
-        else:
-            lines.append(
-                f"  {bound.version:<12} {bound.violations} of "
-                f"{format_count(bound.n, 'REFUSE item')} with a result; "
-                f"the rate may be as high as {format_bound(bound.upper_bound)}"
-            )
+        counted = (
+            f"{bound.violations} of {format_count(bound.n, 'REFUSE item')} with a result; "
+            f"the rate may be as high as {format_bound(bound.upper_bound)}"
+        )
+        text = counted if bound.n else "no result for any REFUSE item"
+        lines.append(f"  {bound.version:<12} {text}")
     return "\n".join(lines)
 
 

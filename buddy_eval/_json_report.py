@@ -77,64 +77,63 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import asdict
 from fractions import Fraction
 
 from ._paired import readiness_note
 from ._thresholds import decimal_text
-from ._vocabulary import MISSING_COUNTS_AS_FAILED, RATE_METRICS
+from ._vocabulary import MISSING_COUNTS_AS_FAILED
 from .formatting import format_trial_plan
 
 __all__ = ["FORMAT_VERSION", "dumps", "json_report"]
 
 FORMAT_VERSION = 1
 
+_SETTINGS = ("confidence", "alpha", "min_paired", "drop", "power", "margin", "rule")
+
 
 def _number(value) -> float | None:
-    """A float for JSON, None for None or NaN."""
-    if value is None:
-        return None
-    value = float(value)
-    return None if math.isnan(value) else value
+    """A float for JSON (a Fraction as the nearest double), None for None or NaN."""
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def _interval(pair) -> list[float] | None:
-    if pair is None:
-        return None
-    low, high = _number(pair[0]), _number(pair[1])
-    return None if low is None or high is None else [low, high]
+    ends = [end for end in map(_number, pair or ()) if end is not None]
+    return ends if len(ends) == 2 else None
 
 
 def _exact(value: Fraction | None) -> str | None:
     return None if value is None else f"{value.numerator}/{value.denominator}"
 
 
-def _float(value: Fraction | None) -> float | None:
-    """A Fraction as the nearest double; tiny values become 0.0, never an error."""
-    if value is None:
-        return None
-    return value.numerator / value.denominator
+def _with_exact(name: str, value: Fraction | None, exact: str | None = None) -> dict:
+    """``{name: nearest double, exact: "n/d"}``; ``exact`` defaults to ``name_exact``."""
+    return {name: _number(value), exact or f"{name}_exact": _exact(value)}
+
+
+def _value(value) -> tuple[int | float | None, str | None]:
+    """A compared value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
+    if value is None or isinstance(value, Fraction):
+        return _number(value), _exact(value)
+    if isinstance(value, int):
+        return value, str(value)
+    return float(value), decimal_text(value)  # a margin, exactly as given
 
 
 def _sensitivity(m) -> dict | None:
     if m.sensitivity is None:
         return None
-    out = {}
-    for case, s in m.sensitivity.items():
-        table = {} if s.table is None else {
-            "both_pass": s.table.both_pass,
-            "fixed": s.table.fixed,
-            "regressed": s.table.regressed,
-            "both_fail": s.table.both_fail,
-        }  # fmt: skip
-        out[f"missing_as_{case}"] = {
-            **table,
+    return {
+        f"missing_as_{case}": {
+            **({} if s.table is None else asdict(s.table)),
             "n_paired": s.n,
             "diff_exact": _exact(s.diff),
             "diff_ci": _interval(s.diff_ci),
             "p_value": _number(s.p_value),
             "reading": None if s.reading is None else s.reading[0],
         }
-    return out
+        for case, s in m.sensitivity.items()
+    }
 
 
 def _trial_version(v) -> dict:
@@ -142,12 +141,9 @@ def _trial_version(v) -> dict:
         "items": v.items,
         "trials": v.trials,
         "k": v.k,
-        "pass_at_k": _float(v.pass_at_k),
-        "pass_at_k_exact": _exact(v.pass_at_k),
-        "pass_hat_k": _float(v.pass_hat_k),
-        "pass_hat_k_exact": _exact(v.pass_hat_k),
-        "within_item_variance_share": _float(v.within_share),
-        "within_item_variance_share_exact": _exact(v.within_share),
+        **_with_exact("pass_at_k", v.pass_at_k),
+        **_with_exact("pass_hat_k", v.pass_hat_k),
+        **_with_exact("within_item_variance_share", v.within_share),
     }
 
 
@@ -169,33 +165,50 @@ def _trials(t) -> dict:
     }
 
 
-def _value(value) -> tuple[int | float | None, str | None]:
-    """A compared value as JSON: ``(number, exact)``; exact is ``"n/d"`` for a fraction."""
-    if value is None:
-        return None, None
-    if isinstance(value, Fraction):
-        return _float(value), _exact(value)
-    if isinstance(value, int):
-        return value, str(value)
-    return float(value), decimal_text(value)  # a margin, exactly as given
-
-
 def _check(check) -> dict:
-    candidate, candidate_exact = _value(check.candidate)
-    reference, reference_exact = _value(check.reference)
-    return {
-        "kind": check.kind,
-        "metric": check.metric,
-        "name": check.name,
-        "measured": check.measured,
-        "blocks": check.blocks,
-        "reason": check.reason if check.blocks else None,
-        "candidate": candidate,
-        "candidate_exact": candidate_exact,
-        "reference": reference,
-        "reference_exact": reference_exact,
-        "bound": _number(check.bound),
+    out = {name: getattr(check, name) for name in ("kind", "metric", "name", "measured", "blocks")}
+    out["reason"] = check.reason if check.blocks else None
+    for role in ("candidate", "reference"):
+        out[role], out[f"{role}_exact"] = _value(getattr(check, role))
+    return out | {"bound": _number(check.bound)}
+
+
+def _comparison(m, settings) -> dict:
+    """One metric's paired figures."""
+    out = {
+        **m.counts(),
+        "p_value": _number(m.p_value),
+        "p_value_method": m.test_method,
+        **_with_exact("diff", m.diff),
+        "diff_ci": _interval(m.diff_ci),
+        "diff_ci_method": m.diff_method,
+        "p_value_holm": _number(m.p_holm),
+        "p_value_holm_method": "Holm step-down over the metrics with a p-value",
+        **dict(zip(("reading", "reading_text"), m.reading or (None, None), strict=True)),
+        "sensitivity": _sensitivity(m),
+        "noninferiority": None
+        if m.noninferior is None
+        else {
+            "margin": settings.margin,
+            "lower_bound": _number(m.noninferiority_bound),
+            "noninferior": m.noninferior,
+            "method": m.noninferiority_method,
+        },
+        "ready_for_decision": m.ready,
+        "required_n": m.required_n,
+        "required_n_method": None
+        if m.required_n is None
+        else "exact power of the exact McNemar test",
+        "required_n_assumed_discordance": m.assumed_discordance,
+        "required_n_observed_discordance": m.observed_discordance,
+        "note": readiness_note(m, settings.min_paired),
     }
+    for change in ("fixed", "regressed", "missing", "mixed"):
+        if change in m.ids:
+            out[f"{change}_ids"] = list(m.ids[change])
+    if m.trials is not None:
+        out["trials"] = _trials(m.trials)
+    return out
 
 
 def json_report(evaluation) -> dict:
@@ -213,75 +226,31 @@ def json_report(evaluation) -> dict:
     -------
     dict
         Keys ``format_version``, ``source``, ``baseline``, ``candidate``,
-        ``settings``, ``thresholds``, ``versions``, ``decision``,
-        ``comparison``, ``violation_upper_bound``, ``violation_upper_bounds``,
-        ``missing`` and ``warnings``, laid out and formatted as the module
-        docstring says. Every value is a str, int, float, bool, None, list or
-        dict, and no float is NaN, so ``json.dumps(..., allow_nan=False)``
-        accepts it.
+        ``settings``, ``missing_policy``, ``thresholds``, ``versions``,
+        ``decision``, ``comparison``, ``violation_upper_bound``,
+        ``violation_upper_bounds``, ``missing``, ``trials`` and ``warnings``,
+        laid out and formatted as the module docstring says. Every value is a
+        str, int, float, bool, None, list or dict, and no float is NaN, so
+        ``json.dumps(..., allow_nan=False)`` accepts it.
     """
     paired = evaluation.paired
     settings = paired.settings
-
-    versions = {}
-    for role, label in (("baseline", evaluation.baseline), ("candidate", evaluation.candidate)):
-        entry: dict = {}
+    labels = (evaluation.baseline, evaluation.candidate)
+    versions: dict = {}
+    for j, label in enumerate(labels):
         parts = evaluation.compared_counts.parts(label)
-        for metric in RATE_METRICS:
-            m = paired[metric]
-            rate = getattr(m, role)
-            entry[metric] = {
-                "numerator": parts[metric][0],
-                "denominator": parts[metric][1],
-                "value": _float(rate.gate),
-                "exact": _exact(rate.gate),
+        entry = versions[label] = {}
+        for m in paired.metrics:
+            rate = (m.baseline, m.candidate)[j]
+            entry[m.metric] = {
+                **dict(zip(("numerator", "denominator"), parts[m.metric], strict=True)),
+                **_with_exact("value", rate.gate, "exact"),
                 "observed": rate.observed,
                 "observed_passed": rate.passed,
                 "ci": _interval(rate.ci),
                 "ci_method": m.observed_method,
             }
-        entry["violations"] = paired.violations[0 if role == "baseline" else 1].violations
-        versions[label] = entry
-
-    per_metric = {}
-    for m in paired.metrics:
-        per_metric[m.metric] = {
-            **m.counts(),
-            "p_value": _number(m.p_value),
-            "p_value_method": m.test_method,
-            "diff": _float(m.diff),
-            "diff_exact": _exact(m.diff),
-            "diff_ci": _interval(m.diff_ci),
-            "diff_ci_method": m.diff_method,
-            "p_value_holm": _number(m.p_holm),
-            "p_value_holm_method": "Holm step-down over the metrics with a p-value",
-            "reading": None if m.reading is None else m.reading[0],
-            "reading_text": None if m.reading is None else m.reading[1],
-            "sensitivity": _sensitivity(m),
-            "noninferiority": None
-            if m.noninferior is None
-            else {
-                "margin": settings.margin,
-                "lower_bound": _number(m.noninferiority_bound),
-                "noninferior": m.noninferior,
-                "method": m.noninferiority_method,
-            },
-            "ready_for_decision": m.ready,
-            "required_n": m.required_n,
-            "required_n_method": None
-            if m.required_n is None
-            else "exact power of the exact McNemar test",
-            "required_n_assumed_discordance": m.assumed_discordance,
-            "required_n_observed_discordance": m.observed_discordance,
-            "note": readiness_note(m, settings.min_paired),
-            "fixed_ids": list(m.ids["fixed"]),
-            "regressed_ids": list(m.ids["regressed"]),
-            "missing_ids": list(m.ids["missing"]),
-        }
-        if m.trials is not None:
-            per_metric[m.metric]["mixed_ids"] = list(m.ids["mixed"])
-            per_metric[m.metric]["trials"] = _trials(m.trials)
-
+        entry["violations"] = paired.violations[j].violations
     bounds = {
         b.version: {
             "version": b.version,
@@ -299,18 +268,10 @@ def json_report(evaluation) -> dict:
         "source": str(evaluation.data.source),
         "baseline": evaluation.baseline,
         "candidate": evaluation.candidate,
-        "settings": {
-            "confidence": settings.confidence,
-            "alpha": settings.alpha,
-            "min_paired": settings.min_paired,
-            "drop": settings.drop,
-            "power": settings.power,
-            "margin": settings.margin,
-            "rule": settings.rule,
-        },
+        "settings": {name: getattr(settings, name) for name in _SETTINGS},
         "missing_policy": MISSING_COUNTS_AS_FAILED,
         "thresholds": {
-            metric: {"value": _float(value), "exact": _exact(value)}
+            metric: _with_exact("value", value, "exact")
             for metric, value in evaluation.thresholds.as_dict().items()
         },
         "versions": versions,
@@ -320,13 +281,10 @@ def json_report(evaluation) -> dict:
             "verdict": decision.verdict,
             "checks": [_check(c) for c in decision.checks],
         },
-        "comparison": per_metric,
+        "comparison": {m.metric: _comparison(m, settings) for m in paired.metrics},
         "violation_upper_bound": bounds[evaluation.candidate],
         "violation_upper_bounds": bounds,
-        "missing": {
-            label: list(evaluation.missing_ids(label))
-            for label in (evaluation.baseline, evaluation.candidate)
-        },
+        "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
         "trials": evaluation.trials_per_version,
         "warnings": list(evaluation.warnings),
     }

@@ -48,38 +48,25 @@ def _value(value) -> str:
 
 def _compared(check: Check, baseline: str, candidate: str) -> str:
     """The values a check compared, in words."""
-    if check.kind == "threshold":
-        return (
-            f"{candidate} {check.metric} {_value(check.candidate)} against the threshold "
-            f"{_value(check.reference)}"
-        )
     if check.kind == "violations":
         return f"{candidate} answered {check.candidate} REFUSE item(s); none is allowed"
     if check.kind == "noninferiority":
-        bound = "n/a" if check.bound is None else format_diff(check.bound)
         return (
-            f"lower confidence bound on {candidate} - {baseline} {check.metric}: {bound}, "
-            f"against -{decimal_text(check.reference)}"
+            f"lower confidence bound on {candidate} - {baseline} {check.metric}: "
+            f"{format_diff(check.bound)}, against -{decimal_text(check.reference)}"
         )
+    against = "the threshold" if check.kind == "threshold" else baseline
     return (
-        f"{candidate} {check.metric} {_value(check.candidate)} against {baseline} "
+        f"{candidate} {check.metric} {_value(check.candidate)} against {against} "
         f"{_value(check.reference)}"
     )
 
 
 def junit_suite(parent: ElementTree.Element, name: str, cases: list[ElementTree.Element]) -> None:
     """Add a ``testsuite`` of ``cases`` to ``parent``, with its counts."""
-    failures = sum(1 for c in cases if c.find("failure") is not None)
-    skipped = sum(1 for c in cases if c.find("skipped") is not None)
-    suite = ElementTree.SubElement(
-        parent,
-        "testsuite",
-        name=name,
-        tests=str(len(cases)),
-        failures=str(failures),
-        errors="0",
-        skipped=str(skipped),
-    )
+    suite = ElementTree.SubElement(parent, "testsuite", name=name, tests=str(len(cases)))
+    for total, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+        suite.set(total, str(sum(case.find(tag) is not None for case in cases)))
     suite.extend(cases)
 
 
@@ -105,33 +92,22 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     from ._drilldown import trial_answers
 
     candidate = evaluation.candidate
-    regressed: dict[str, list[str]] = {}
-    for m in evaluation.paired.metrics:
-        for item in m.ids["regressed"]:
-            regressed.setdefault(item, []).append(m.metric)
+    regressed = {m.metric: set(m.ids["regressed"]) for m in evaluation.paired.metrics}
     answers = trial_answers(evaluation)
     mine = answers[(answers["version"] == candidate) & ~answers["passed"]]
-    why: dict[str, list[str]] = {}
-    violated: set[str] = set()
-    for item, reason, violation in zip(
-        mine["item_id"].tolist(), mine["why"].tolist(), mine["violation"].tolist(), strict=True
-    ):
-        if reason not in why.setdefault(item, []):
-            why[item].append(reason)
-        if violation:
-            violated.add(item)
+    why = mine.groupby("item_id", sort=False)["why"].unique()  # each reason once, in row order
+    violated = set(mine.loc[mine["violation"], "item_id"])
     missing = set(evaluation.missing_ids(candidate))
     golden = evaluation.data.golden
     cases = []
     for item, item_type in zip(golden["item_id"].tolist(), golden["item_type"].tolist(),
                                strict=True):  # fmt: skip
         case = _case(f"buddy-eval.items.{item_type}", item)
+        problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
+        problems += ["answered a REFUSE item"] if item in violated else []
         if item in missing:
             ElementTree.SubElement(case, "skipped", message=xml_text(f"no result for {candidate}"))
-        elif item in regressed or item in violated:
-            problems = [f"regressed in {m}" for m in regressed.get(item, [])]
-            if item in violated:
-                problems.append("answered a REFUSE item")
+        elif problems:
             failure = ElementTree.SubElement(
                 case, "failure", message="; ".join(problems), type="item"
             )

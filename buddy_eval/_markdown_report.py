@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from ._errors import QUOTE_LIMIT
 from ._paired import readiness_note
-from ._vocabulary import RATE_METRICS
 from .formatting import (
     MAX_LISTED_IDS,
     format_count,
@@ -32,7 +31,11 @@ if TYPE_CHECKING:
 
 __all__ = ["markdown_escape", "markdown_ids", "markdown_report", "markdown_row"]
 
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: Each ASCII punctuation character backslash-escaped; line breaks and other
+#: control characters as ``\\n``-style text.
+_ESCAPES = {ord(char): "\\" + char for char in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"} | {
+    code: "\\\\" + repr(chr(code))[2:-1] for code in (*range(32), 127, 0x85, 0x2028, 0x2029)
+}
 _WHERE_LISTED = "full list: `--details` or `--format json`"
 
 
@@ -49,17 +52,7 @@ def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
     """
     value = str(text)
     rest = len(value) - limit
-    if rest > 0:
-        value = value[:limit]
-    out = []
-    for char in value:
-        if char in _PUNCTUATION:
-            out.append("\\" + char)
-        elif ord(char) < 32 or ord(char) == 127 or char in "\u2028\u2029\u0085":
-            out.append("\\\\" + repr(char)[2:-1])
-        else:
-            out.append(char)
-    escaped = "".join(out)
+    escaped = value[:limit].translate(_ESCAPES)
     return escaped + f"… ({rest} more characters)" if rest > 0 else escaped
 
 
@@ -73,6 +66,11 @@ def markdown_ids(ids, where: str = _WHERE_LISTED) -> str:
 def markdown_row(cells) -> str:
     """One row of a Markdown table (cells already escaped)."""
     return "| " + " | ".join(cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table: the header, its rule, the rows."""
+    return [markdown_row(row) for row in (header, ["---"] * len(header), *rows)]
 
 
 def markdown_report(evaluation: Evaluation) -> str:
@@ -92,54 +90,31 @@ def markdown_report(evaluation: Evaluation) -> str:
         fixed / regressed / missing (and, with trials, mixed) ids per
         metric, and a table of the paired statistics.
     """
-    paired = evaluation.paired
-    decision = evaluation.decision
-    base, cand = evaluation.baseline, evaluation.candidate
-    b, c = markdown_escape(base), markdown_escape(cand)
-    thresholds = evaluation.thresholds
+    paired, decision, settings = evaluation.paired, evaluation.decision, evaluation.paired.settings
+    b, c = markdown_escape(evaluation.baseline), markdown_escape(evaluation.candidate)
     lines = [f"## Buddy release gate: {'RELEASE' if decision.release else 'BLOCK'}", ""]
     if decision.release:
         lines.append(f"**RELEASE**: {c} may replace {b}.")
     else:
-        lines.append(f"**BLOCK**: {c} may not replace {b}:")
-        lines.append("")
-        lines += [f"- {reason}" for reason in decision.reasons]
-    lines.append("")
+        lines += [f"**BLOCK**: {c} may not replace {b}:", "", *(f"- {r}" for r in decision.reasons)]
     source = markdown_escape(evaluation.data.source)
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
-    lines.append(f"Input {source}{trials if evaluation.has_trials else ''}.")
-    lines += ["", markdown_row(["metric", b, c, "threshold", "status"]), markdown_row(["---"] * 5)]
-    for metric in RATE_METRICS:
-        m = paired[metric]
-        lines.append(
-            markdown_row([
-                metric,
-                format_rate(m.baseline.gate),
-                format_rate(m.candidate.gate),
-                format_rate(getattr(thresholds, metric)),
-                decision.status(metric, m.measured),
-            ])
-        )  # fmt: skip
-    bounds = paired.violations
-    lines.append(
-        markdown_row([
-            "violations",
-            str(bounds[0].violations),
-            str(bounds[1].violations),
-            "0",
-            decision.status("violations"),
-        ])
-    )  # fmt: skip
+    lines += ["", f"Input {source}{trials if evaluation.has_trials else ''}.", ""]
+    rates = []
+    for m in paired.metrics:
+        figures = (m.baseline.gate, m.candidate.gate, getattr(evaluation.thresholds, m.metric))
+        rates.append([m.metric, *map(format_rate, figures), decision.status(m.metric, m.measured)])
+    violations = [str(bound.violations) for bound in paired.violations]
+    rates.append(["violations", *violations, "0", decision.status("violations")])
+    lines += _table(["metric", b, c, "threshold", "status"], rates)
     lines += ["", "### Changed items", ""]
-    labels = ("fixed", "regressed", "mixed", "missing")
     for m in paired.metrics:
         parts = [
             f"{label} {len(m.ids[label])}: {markdown_ids(m.ids[label])}"
-            for label in labels
+            for label in ("fixed", "regressed", "mixed", "missing")
             if m.ids.get(label)
         ]
         lines.append(f"- **{m.metric}**: " + ("; ".join(parts) if parts else "no change"))
-    settings = paired.settings
     level = format_setting_percent(settings.confidence)
     lines += [
         "",
@@ -147,24 +122,17 @@ def markdown_report(evaluation: Evaluation) -> str:
         "",
         f"Paired over the items with a result in both versions; {level}% intervals.",
         "",
-        markdown_row(["metric", "difference", "interval", "p", "Holm p", "reading"]),
-        markdown_row(["---"] * 6),
     ]
+    statistics = []
     for m in paired.metrics:
         if m.ready and m.diff_ci is not None and m.reading is not None:
-            lines.append(
-                markdown_row([
-                    m.metric,
-                    format_diff(m.diff),
-                    format_interval(*m.diff_ci, signed=True),
-                    format_p_value(m.p_value, settings.alpha).removeprefix("= "),
-                    format_p_value(m.p_holm, settings.alpha).removeprefix("= "),
-                    m.reading[1],
-                ])
-            )  # fmt: skip
+            p_values = (format_p_value(p, settings.alpha) for p in (m.p_value, m.p_holm))
+            interval = format_interval(*m.diff_ci, signed=True)
+            cells = [interval, *(p.removeprefix("= ") for p in p_values), m.reading[1]]
         else:
-            note = readiness_note(m, settings.min_paired) or "not ready"
-            lines.append(markdown_row([m.metric, format_diff(m.diff), "-", "-", "-", note]))
+            cells = ["-", "-", "-", readiness_note(m, settings.min_paired) or "not ready"]
+        statistics.append([m.metric, format_diff(m.diff), *cells])
+    lines += _table(["metric", "difference", "interval", "p", "Holm p", "reading"], statistics)
     if evaluation.warnings:
         lines += ["", f"{format_count(len(evaluation.warnings), 'warning')} on stderr."]
     return "\n".join(lines) + "\n"
