@@ -31,10 +31,21 @@ if TYPE_CHECKING:
 
 __all__ = ["markdown_escape", "markdown_ids", "markdown_report", "markdown_row"]
 
-#: Each ASCII punctuation character backslash-escaped; line breaks and other
-#: control characters as ``\\n``-style text.
+#: Invisible and direction-changing characters (soft hyphen, zero-width, bidi
+#: embeddings and isolates, BOM): an id holding one could hide or reverse text.
+_INVISIBLE = (
+    *(0xAD, 0x61C, 0x180E, 0xFEFF),
+    *range(0x200B, 0x2010),
+    *range(0x202A, 0x202F),
+    *range(0x2060, 0x2065),
+    *range(0x2066, 0x2070),
+    *range(0xFFF9, 0xFFFC),
+)
+#: Each ASCII punctuation character backslash-escaped; line breaks, other
+#: control characters and the invisible ones as ``\\n``- or ``\\u202e``-style text.
 _ESCAPES = {ord(char): "\\" + char for char in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"} | {
-    code: "\\\\" + repr(chr(code))[2:-1] for code in (*range(32), 127, 0x85, 0x2028, 0x2029)
+    code: "\\\\" + repr(chr(code))[2:-1]
+    for code in (*range(32), 127, 0x85, 0x2028, 0x2029, *_INVISIBLE)
 }
 _WHERE_LISTED = "full list: `--details` or `--format json`"
 
@@ -44,8 +55,9 @@ def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
 
     Every ASCII punctuation character is backslash-escaped (CommonMark
     allows it for each), so no emphasis, code, link, HTML or table cell
-    boundary can start; line breaks and other control characters are shown
-    as ``\\n``-style escapes. Longer text is cut and the rest counted.
+    boundary can start; line breaks, other control characters and invisible
+    or direction-changing ones (``U+202E``, zero-width spaces) are shown as
+    ``\\n``- or ``\\u202e``-style escapes. Longer text is cut and the rest counted.
 
     >>> markdown_escape("a|b <script>")
     'a\\\\|b \\\\<script\\\\>'

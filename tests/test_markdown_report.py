@@ -155,3 +155,11 @@ def test_the_summary_is_bounded_whatever_the_input():
     assert len(text.encode()) < 16 * 1024
     assert "and 2990 more (full list: `--details` or `--format json`)" in text
     assert markdown_report(ev) == text  # deterministic
+
+
+def test_invisible_and_direction_changing_characters_show_as_escapes():
+    # a right-to-left override could reverse the rest of a line; a zero-width space hide a diff
+    escaped = markdown_escape("a\u202eb\u200bc\ufeffd\u2066e")
+    assert escaped == "a\\\\u202eb\\\\u200bc\\\\ufeffd\\\\u2066e"
+    rendered = MarkdownIt().renderInline(markdown_escape("ok\u202e\u200f"))
+    assert rendered == "ok\\u202e\\u200f"
