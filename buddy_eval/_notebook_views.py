@@ -649,10 +649,8 @@ _TRIALS_NOTE = (
 
 def _change_words(m, paired) -> str:
     """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
-    alpha = paired.settings.alpha
-    base = paired.baseline
+    base, n = paired.baseline, plural(m.n_paired, "paired item")
     if not m.ready:
-        n = plural(m.n_paired, "paired item")
         return (
             f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
             f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
@@ -661,8 +659,8 @@ def _change_words(m, paired) -> str:
     return (
         f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
         f"{_signed_interval(m.diff_ci)}, "
-        f"Holm p {format_p_value(m.p_holm, alpha)} "
-        f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
+        f"Holm p {format_p_value(m.p_holm, paired.settings.alpha)} "
+        f"({words}); ready for a decision ({n})"
     )
 
 
@@ -690,11 +688,10 @@ def decision_summary(evaluation) -> list[tuple[str, str]]:
     out = []
     for check in decision.blocking:
         if check.kind == "violations":
-            bound = paired.violations[1]
             text = (
                 f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
                 f"refused (none allowed); its violation rate may be as high as "
-                f"{format_bound(bound.upper_bound)} (one-sided upper bound)"
+                f"{format_bound(paired.violations[1].upper_bound)} (one-sided upper bound)"
             )
         else:
             m = paired[check.metric]
