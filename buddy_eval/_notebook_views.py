@@ -510,7 +510,6 @@ def format_comparison(evaluation) -> pd.DataFrame:
     alpha = paired.settings.alpha
     rows = []
     for m in paired.metrics:
-        note = readiness_note(m, paired.settings.min_paired)
         rows.append(
             {
                 "metric": m.metric,
@@ -526,7 +525,7 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "reading": "-" if m.reading is None else m.reading[1],
                 "ready": "yes" if m.ready else "no",
                 "items needed": "-" if m.required_n is None else str(m.required_n),
-                "note": "-" if note is None else note,
+                "note": readiness_note(m, paired.settings.min_paired) or "-",
             }
         )
     columns = [c for c in rows[0] if c != "mixed" or evaluation.has_trials]
