@@ -213,7 +213,6 @@ def render_report(
                 | ({"ledger_path": ledger} if ledger else {}),
                 cwd=folder,
                 progress_bar=False,
-                log_output=False,
                 request_save_on_cell_execute=False,
                 execution_timeout=CELL_TIMEOUT,
                 kernel_manager_class=_quiet_kernel_manager(),

@@ -112,15 +112,8 @@ class Collapsible:
         frame = self.frame
         if self.na_rep != "<NA>":  # every missing marker, pandas' NA included, reads the same
             frame = frame.astype(object).where(frame.notna(), self.na_rep)
-        table = frame.to_html(
-            escape=True,
-            border=0,
-            index=self.index,
-            na_rep=self.na_rep,
-            max_rows=None,
-            max_cols=None,
-            notebook=False,
-        )
+        # to_html shows every row and column (display.max_rows only cuts the notebook repr)
+        table = frame.to_html(escape=True, border=0, index=self.index, na_rep=self.na_rep)
         return (
             f'<details class="buddy-eval-details {NO_MATH}"{" open" if self.open else ""}>'
             f"<summary>{escape(self.summary)}</summary>"
