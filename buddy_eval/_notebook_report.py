@@ -64,9 +64,7 @@ def default_notebook() -> Path:
     """
     package = Path(__file__).resolve().parent
     installed = package / "_notebooks" / NOTEBOOK_NAME
-    if installed.is_file():
-        return installed
-    return package.parent / "notebooks" / NOTEBOOK_NAME
+    return installed if installed.is_file() else package.parent / "notebooks" / NOTEBOOK_NAME
 
 
 def _one_line(text: str) -> str:
