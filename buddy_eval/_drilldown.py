@@ -51,8 +51,7 @@ def _selected_items(evaluation, item_id) -> np.ndarray | None:
     wanted = [item_id] if isinstance(item_id, str) else list(item_id)
     ids = evaluation.data.golden_columns.item_id.to_pylist()
     position = {i: k for k, i in enumerate(ids)}
-    unknown = [i for i in wanted if i not in position]
-    if unknown:
+    if unknown := [i for i in wanted if i not in position]:
         raise InputError(
             f"unknown item id {quoted(str(unknown[0]))}; the golden set has "
             f"{len(ids)} items ({format_id_list(ids, 5)})"
@@ -124,11 +123,12 @@ def trial_answers(
         When an ``item_id`` is not a golden item.
     """
     import pandas as pd
+    import pyarrow as pa
 
     data = evaluation.data
     join, results, golden = data.join, data.result_columns, data.golden_columns
     wanted = _selected_items(evaluation, item_id)
-    versions = (evaluation.baseline, evaluation.candidate)
+    versions = [evaluation.baseline, evaluation.candidate]
     codes = [join.versions.index(v) for v in versions]
     keep = np.isin(join.version, codes) & (join.item >= 0)
     if wanted is not None:
@@ -141,44 +141,29 @@ def trial_answers(
     trial = join.trial[rows] + 1 if join.trial is not None else np.ones(len(rows), np.int64)
     passed = np.where(is_answer, scored["correctness"] & scored["citation"], scored["refusal"])
     violation = scored["violations"]
-    cited = pa_strings(results.cited, rows)
+    cited = results.cited.take(pa.array(rows, pa.int64())).to_pylist()
     required = golden.required_source.take(item).to_pylist() if len(rows) else []
-    why = [
-        _why(a, r, m, c, ci or "nothing", q)
-        for a, r, m, c, ci, q in zip(
-            is_answer.tolist(),
-            scored["refused"].tolist(),
-            scored["missed"],
-            scored["citation"].tolist(),
-            cited,
-            required,
-            strict=True,
-        )
-    ]
+    checks = (is_answer.tolist(), scored["refused"].tolist(), scored["missed"],
+              scored["citation"].tolist(), [c or "nothing" for c in cited], required)  # fmt: skip
+    texts = {
+        "item_id": golden.item_id.take(item).to_pylist(),
+        "why": [_why(*one) for one in zip(*checks, strict=True)],
+        "missed_keywords": [", ".join(m) for m in scored["missed"]],
+        "cited": [c or "-" for c in cited],
+        "required_source": [q if a else "-" for q, a in zip(required, checks[0], strict=True)],
+        "answer": results.answer.take(rows.astype(np.int64), np.zeros(len(rows), bool)),
+    }
     frame = pd.DataFrame(
         {
-            "item_id": pd.Series(golden.item_id.take(item).to_pylist(), dtype="str"),
+            **{name: pd.Series(values, dtype="str") for name, values in texts.items()},
             "item_type": pd.Categorical.from_codes(
-                np.where(is_answer, 0, 1).astype(np.int8),
-                dtype=pd.CategoricalDtype(list(ITEM_TYPES)),
+                np.where(is_answer, 0, 1), dtype=pd.CategoricalDtype(list(ITEM_TYPES))
             ),
-            "version": pd.Categorical.from_codes(
-                version.astype(np.int8), dtype=pd.CategoricalDtype(list(versions))
-            ),
+            "version": pd.Categorical.from_codes(version, dtype=pd.CategoricalDtype(versions)),
             "trial": trial.astype(np.int64),
             "passed": passed.astype(bool),
             "violation": violation.astype(bool),
-            "why": pd.Series(why, dtype="str"),
-            "missed_keywords": pd.Series([", ".join(m) for m in scored["missed"]], dtype="str"),
-            "cited": pd.Series([c or "-" for c in cited], dtype="str"),
-            "required_source": pd.Series(
-                [q if a else "-" for q, a in zip(required, is_answer.tolist(), strict=True)],
-                dtype="str",
-            ),
             "refused": scored["refused"].astype(bool),
-            "answer": pd.Series(
-                results.answer.take(rows.astype(np.int64), np.zeros(len(rows), bool)), dtype="str"
-            ),
             "line": results.line[rows].astype(np.int64),
         },
         columns=TRIAL_ANSWER_COLUMNS,
@@ -186,10 +171,3 @@ def trial_answers(
     rank = np.where(violation, 0, np.where(passed, 2, 1))
     order = np.lexsort((trial, version, item, rank))
     return frame.iloc[order].reset_index(drop=True)
-
-
-def pa_strings(values, rows: np.ndarray) -> list:
-    """``values[rows]`` of a pyarrow string array as Python strings (None for null)."""
-    import pyarrow as pa
-
-    return values.take(pa.array(rows, pa.int64())).to_pylist()

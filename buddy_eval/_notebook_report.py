@@ -64,9 +64,7 @@ def default_notebook() -> Path:
     """
     package = Path(__file__).resolve().parent
     installed = package / "_notebooks" / NOTEBOOK_NAME
-    if installed.is_file():
-        return installed
-    return package.parent / "notebooks" / NOTEBOOK_NAME
+    return installed if installed.is_file() else package.parent / "notebooks" / NOTEBOOK_NAME
 
 
 def _one_line(text: str) -> str:
@@ -194,13 +192,12 @@ def render_report(
     from ._evaluation import evaluate
     from ._loading import load
 
-    path = Path(input_path)
     if content is None:
         content = read_input_bytes(input_path)
     stream = io.BytesIO(content)
     stream.name = str(input_path)  # errors name the file as the user gave it
     evaluation = evaluate(load(stream, trials=trials), baseline, candidate)
-    name = path.name
+    name = Path(input_path).name
 
     with tempfile.TemporaryDirectory(prefix="buddy-eval-report-") as folder:
         (Path(folder) / name).write_bytes(content)
@@ -214,35 +211,26 @@ def render_report(
                 | ({"ledger_path": ledger} if ledger else {}),
                 cwd=folder,
                 progress_bar=False,
-                log_output=False,
                 request_save_on_cell_execute=False,
                 execution_timeout=CELL_TIMEOUT,
                 kernel_manager_class=_quiet_kernel_manager(),
             )
-        except papermill.PapermillExecutionError as exc:
+        except (papermill.PapermillExecutionError, CellTimeoutError, DeadKernelError, NoSuchKernel,
+                RuntimeError, OSError) as exc:  # fmt: skip
+            if isinstance(exc, papermill.PapermillExecutionError):
+                failed = f"failed in cell {exc.exec_count}: {exc.ename}: {_one_line(exc.evalue)}"
+            else:  # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
+                failed = f"could not run: {type(exc).__name__}: {_one_line(str(exc))}"
             raise CouldNotFinishError(
-                f"the release notebook failed in cell {exc.exec_count}: "
-                f"{exc.ename}: {_one_line(exc.evalue)}",
-                source=str(notebook),
+                f"the release notebook {failed}", source=str(notebook)
             ) from None
-        except (CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError, OSError) as exc:
-            # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
-            raise CouldNotFinishError(
-                f"the release notebook could not run: {type(exc).__name__}: {_one_line(str(exc))}",
-                source=str(notebook),
-            ) from None
-    body = export_body(executed, with_code=with_code)
-    banner = report_banner(
-        evaluation,
-        name=name,
-        sha256=hashlib.sha256(content).hexdigest(),
-        date=date,
-    )
     from ._notebook_views import decision_summary_html
 
+    digest = hashlib.sha256(content).hexdigest()
+    banner = report_banner(evaluation, name=name, sha256=digest, date=date)
     return page(
-        banner + "\n" + decision_summary_html(evaluation),
-        body,
+        f"{banner}\n{decision_summary_html(evaluation)}",
+        export_body(executed, with_code=with_code),
         title=f"{REPORT_TITLE}: {'RELEASE' if evaluation.release else 'BLOCK'}",
         with_code=with_code,
     )
@@ -300,15 +288,14 @@ def clean_notebook(nb, *, with_code: bool = False):
     ``kernelspec`` and ``language_info`` of the notebook's.
     """
     nb = copy.deepcopy(nb)
-    cells = []
+    cells: list = []
     for cell in nb.cells:
         tags = set(cell.metadata.get("tags", ()))
         if HIDE_TAG in tags:
             continue
         if cell.cell_type == "code":
-            cell.outputs = [
-                o for o in cell.outputs if not (o.output_type == "stream" and o.name == "stderr")
-            ]
+            # only stream outputs have a name: this drops stderr
+            cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
             if not with_code and (not cell.outputs or tags & _PARAMETER_TAGS):
                 continue
             cell.execution_count = None
@@ -316,9 +303,8 @@ def clean_notebook(nb, *, with_code: bool = False):
                 if "execution_count" in output:
                     output.execution_count = None
         cell.metadata = {"tags": sorted(tags)} if tags else {}
+        cell.id = f"cell-{len(cells) + 1}"
         cells.append(cell)
-    for number, cell in enumerate(cells, 1):
-        cell.id = f"cell-{number}"
     nb.cells = cells
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
     return nb

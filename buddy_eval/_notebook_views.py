@@ -97,12 +97,12 @@ class Collapsible:
     open : bool
     """
 
-    def __init__(self, frame: pd.DataFrame, title: str, *, open: bool = False, index=False):  # noqa: A002
+    def __init__(self, frame: pd.DataFrame, title: str, *, open=False, index=False, na_rep="<NA>"):  # noqa: A002
         self.frame = frame
         self.title = title
         self.open = open
         self.index = index
-        self.na_rep = "<NA>"
+        self.na_rep = na_rep
 
     @property
     def summary(self) -> str:
@@ -112,15 +112,8 @@ class Collapsible:
         frame = self.frame
         if self.na_rep != "<NA>":  # every missing marker, pandas' NA included, reads the same
             frame = frame.astype(object).where(frame.notna(), self.na_rep)
-        table = frame.to_html(
-            escape=True,
-            border=0,
-            index=self.index,
-            na_rep=self.na_rep,
-            max_rows=None,
-            max_cols=None,
-            notebook=False,
-        )
+        # to_html shows every row and column (display.max_rows only cuts the notebook repr)
+        table = frame.to_html(escape=True, border=0, index=self.index, na_rep=self.na_rep)
         return (
             f'<details class="buddy-eval-details {NO_MATH}"{" open" if self.open else ""}>'
             f"<summary>{escape(self.summary)}</summary>"
@@ -143,9 +136,7 @@ def collapsible(
 
     ``na_rep`` is how every missing cell reads (pandas' NA, None and NaN alike).
     """
-    out = Collapsible(frame, title, open=open, index=index)
-    out.na_rep = na_rep
-    return out
+    return Collapsible(frame, title, open=open, index=index, na_rep=na_rep)
 
 
 def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
@@ -268,19 +259,6 @@ def trial_summary(evaluation) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
 
-def _metric_trials(evaluation) -> dict[str, tuple[int, int, int, int]]:
-    """Per rate metric: passing trials and trials of the baseline, then of the candidate.
-
-    Without repeated trials a trial is a result: the passing results and the
-    results of the metric's items.
-    """
-    out = {}
-    for c in evaluation._changes:
-        base_n, base_k, cand_n, cand_k = (int(a.sum()) for a in c.counts)
-        out[c.metric] = (base_k, base_n, cand_k, cand_n)
-    return out
-
-
 def _signed_interval(ci: tuple[float, float] | None) -> str:
     """A difference interval, or ``-`` when none was computed."""
     return "-" if ci is None else format_interval(ci[0], ci[1], signed=True)
@@ -337,17 +315,19 @@ def metrics_table(evaluation) -> pd.DataFrame:
     import pandas as pd
 
     paired, decision = evaluation.paired, evaluation.decision
-    trials = _metric_trials(evaluation)
+    # per rate metric: trials and passing trials of the baseline, then of the candidate (without
+    # repeated trials a trial is a result)
+    trials = {c.metric: [int(a.sum()) for a in c.counts] for c in evaluation._changes}
     rows = []
     for m in paired.metrics:
-        base_k, base_n, cand_k, cand_n = trials[m.metric]
+        base_n, base_k, cand_n, cand_k = trials[m.metric]
         b, c = m.baseline, m.candidate
         counts = [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n]
         rates = [_float(b.gate), _float(c.gate), float(evaluation.thresholds[m.metric])]
         rows.append([*counts, *rates, decision.status(m.metric, m.measured)])
     # violations: REFUSE items answered, over the refusal metric's items; a count, no rate
     refusal, (vb, vc) = paired["refusal"], paired.violations
-    _, base_n, _, cand_n = trials["refusal"]
+    base_n, _, cand_n, _ = trials["refusal"]
     counts = [vb.violations, vc.violations, refusal.baseline.items, refusal.baseline.missing,
               refusal.candidate.missing, base_n, cand_n]  # fmt: skip
     rows.append([*counts, None, None, None, decision.status("violations")])
@@ -363,11 +343,6 @@ def metrics_table(evaluation) -> pd.DataFrame:
 
 def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
-
-
-def _threshold_fraction(value: float) -> Fraction:
-    # thresholds are decimals: their shortest repr is the exact decimal read
-    return Fraction(repr(float(value)))
 
 
 def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -410,17 +385,11 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
                 texts.append(f"{format_rate(rate)} ({made_of})")
             else:
                 texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
-        threshold = row["threshold"]
-        texts.append("0" if pd.isna(threshold) else format_fraction(_threshold_fraction(threshold)))
-        texts.append(str(row["status"]))
-        cells[metric] = texts
-    columns = [
-        f"{table.attrs.get('baseline', 'baseline')} (baseline)",
-        f"{table.attrs.get('candidate', 'candidate')} (candidate)",
-        "threshold",
-        "status",
-    ]
-    out = pd.DataFrame.from_dict(cells, orient="index", columns=columns)
+        threshold = row["threshold"]  # a decimal: its shortest repr is the exact decimal read
+        threshold = "0" if pd.isna(threshold) else format_fraction(Fraction(repr(float(threshold))))
+        cells[metric] = [*texts, threshold, str(row["status"])]
+    columns = [f"{table.attrs.get(side, side)} ({side})" for side in ("baseline", "candidate")]
+    out = pd.DataFrame.from_dict(cells, orient="index", columns=[*columns, "threshold", "status"])
     out.index.name = "metric"
     return out
 
@@ -457,32 +426,23 @@ def evaluation_html(evaluation) -> str:
     )
     table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
 
-    missing_parts = []
-    for version in (evaluation.baseline, evaluation.candidate):
+    missing = []
+    for version in (base, cand):
         ids = evaluation.missing_ids(version)
-        text = f"<code>{escape(version)}</code>: {len(ids)}"
-        if ids:
-            text += f" ({escape(format_id_list(ids))})"
-        missing_parts.append(text)
-    missing = "<li>Golden items with no result: " + "; ".join(missing_parts) + "</li>"
-
-    flip_parts = []
-    for m in evaluation.paired.metrics:
-        part = f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
-        if "mixed" in m.ids:
-            part += f", {m.count('mixed')} mixed"
-        if m.missing:
-            part += f", {m.missing} missing"
-        flip_parts.append(part)
-    flipped = (
-        "<li>Items that changed (missing: no result in a version, never paired): "
-        + "; ".join(flip_parts)
-        + "</li>"
-    )
+        listed = f" ({escape(format_id_list(ids))})" if ids else ""
+        missing.append(f"<code>{escape(version)}</code>: {len(ids)}{listed}")
+    flipped = [
+        f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
+        + (f", {m.count('mixed')} mixed" if "mixed" in m.ids else "")
+        + (f", {m.missing} missing" if m.missing else "")
+        for m in evaluation.paired.metrics
+    ]
     warnings = f"<li>Warnings: {len(evaluation.warnings)}</li>" if evaluation.warnings else ""
     return (
-        f'<div class="buddy-eval-evaluation {NO_MATH}">'
-        f"{head}{verdict}{table}<ul>{missing}{flipped}{warnings}</ul></div>"
+        f'<div class="buddy-eval-evaluation {NO_MATH}">{head}{verdict}{table}<ul>'
+        f"<li>Golden items with no result: {'; '.join(missing)}</li>"
+        "<li>Items that changed (missing: no result in a version, never paired): "
+        f"{'; '.join(flipped)}</li>{warnings}</ul></div>"
     )
 
 
@@ -543,7 +503,6 @@ def format_comparison(evaluation) -> pd.DataFrame:
     alpha = paired.settings.alpha
     rows = []
     for m in paired.metrics:
-        note = readiness_note(m, paired.settings.min_paired)
         rows.append(
             {
                 "metric": m.metric,
@@ -559,7 +518,7 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "reading": "-" if m.reading is None else m.reading[1],
                 "ready": "yes" if m.ready else "no",
                 "items needed": "-" if m.required_n is None else str(m.required_n),
-                "note": "-" if note is None else note,
+                "note": readiness_note(m, paired.settings.min_paired) or "-",
             }
         )
     columns = [c for c in rows[0] if c != "mixed" or evaluation.has_trials]
@@ -570,15 +529,11 @@ def format_comparison(evaluation) -> pd.DataFrame:
     return out
 
 
-def _item_rates(evaluation) -> dict:
-    """Per rate metric: golden rows, and each item's exact rate per version (0 when missing)."""
-    out = {}
-    for c in evaluation._changes:
-        bn, bk, cn, ck = (a.tolist() for a in c.counts)
-        base = [Fraction(k, n) if n else Fraction(0) for n, k in zip(bn, bk, strict=True)]
-        cand = [Fraction(k, n) if n else Fraction(0) for n, k in zip(cn, ck, strict=True)]
-        out[c.metric] = (c.rows, base, cand)
-    return out
+def _item_rates(change) -> list[list[Fraction]]:
+    """Each item's exact rate in the baseline, then in the candidate (0 when missing)."""
+    n_base, k_base, n_cand, k_cand = (a.tolist() for a in change.counts)
+    pairs = ((n_base, k_base), (n_cand, k_cand))  # a missing item has no trial: 0 of 0
+    return [[Fraction(k, n or 1) for n, k in zip(ns, ks, strict=True)] for ns, ks in pairs]
 
 
 _SOURCE_METRICS = ("correctness", "citation")
@@ -612,9 +567,10 @@ def source_table(evaluation) -> pd.DataFrame:
     """
     import pandas as pd
 
-    rates = _item_rates(evaluation)
+    changes = {c.metric: c for c in evaluation._changes}
+    rates = {metric: _item_rates(changes[metric]) for metric in _SOURCE_METRICS}
     sources = evaluation.data.golden_columns.required_source.to_pylist()
-    answer = next(c for c in evaluation._changes if c.metric == "correctness")
+    answer = changes["correctness"]
     positions: dict[str, list[int]] = {}  # source -> its items' places among the ANSWER items
     for position, row in enumerate(answer.rows.tolist()):
         positions.setdefault(sources[row], []).append(position)
@@ -623,8 +579,7 @@ def source_table(evaluation) -> pd.DataFrame:
     for source, at in positions.items():
         exact[source] = {}
         for metric in _SOURCE_METRICS:
-            _, base, cand = rates[metric]
-            b, c = (sum((rate[k] for k in at), Fraction(0)) / len(at) for rate in (base, cand))
+            b, c = (sum((rate[k] for k in at), Fraction(0)) / len(at) for rate in rates[metric])
             exact[source][metric] = (b, c, c - b)
         missing = [sum(not present[k] for k in at)
                    for present in (answer.baseline_present, answer.candidate_present)]  # fmt: skip
@@ -657,20 +612,14 @@ def format_source_table(evaluation) -> pd.DataFrame:
     base, cand = frame.attrs["baseline"], frame.attrs["candidate"]
     exact = frame.attrs["exact"]
     rows = []
-    for _, row in frame.iterrows():
-        source = row["required_source"]
-        cells = {"source": source, "items": str(int(row["items"]))}
-        for metric in _SOURCE_METRICS:
-            b, c, d = exact[source][metric]
+    for source, items, *missing in frame.iloc[:, :4].itertuples(index=False):
+        cells = {"source": source, "items": str(items)}
+        for metric, (b, c, d) in exact[source].items():
             cells[f"{metric} {base}"] = format_rate(b)
             cells[f"{metric} {cand}"] = format_rate(c)
             cells[f"{metric} change"] = format_diff(d)
-        missing = [
-            f"{label} {int(row[f'{side}_missing'])}"
-            for side, label in (("baseline", base), ("candidate", cand))
-            if int(row[f"{side}_missing"])
-        ]
-        cells["missing"] = ", ".join(missing) or "-"
+        shown = [f"{label} {n}" for label, n in zip((base, cand), missing, strict=True) if n]
+        cells["missing"] = ", ".join(shown) or "-"
         rows.append(cells)
     return pd.DataFrame(rows).astype("str")
 
@@ -684,12 +633,16 @@ _CLEAR = {
 }
 
 
+_TRIALS_NOTE = (
+    "repeated trials: the rates are means of per-item trial shares, and the statistics count "
+    "items, not trials"
+)
+
+
 def _change_words(m, paired) -> str:
     """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
-    alpha = paired.settings.alpha
-    base = paired.baseline
+    base, n = paired.baseline, plural(m.n_paired, "paired item")
     if not m.ready:
-        n = plural(m.n_paired, "paired item")
         return (
             f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
             f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
@@ -698,8 +651,8 @@ def _change_words(m, paired) -> str:
     return (
         f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
         f"{_signed_interval(m.diff_ci)}, "
-        f"Holm p {format_p_value(m.p_holm, alpha)} "
-        f"({words}); ready for a decision ({plural(m.n_paired, 'paired item')})"
+        f"Holm p {format_p_value(m.p_holm, paired.settings.alpha)} "
+        f"({words}); ready for a decision ({n})"
     )
 
 
@@ -727,11 +680,10 @@ def decision_summary(evaluation) -> list[tuple[str, str]]:
     out = []
     for check in decision.blocking:
         if check.kind == "violations":
-            bound = paired.violations[1]
             text = (
                 f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
                 f"refused (none allowed); its violation rate may be as high as "
-                f"{format_bound(bound.upper_bound)} (one-sided upper bound)"
+                f"{format_bound(paired.violations[1].upper_bound)} (one-sided upper bound)"
             )
         else:
             m = paired[check.metric]
@@ -769,13 +721,7 @@ def decision_summary(evaluation) -> list[tuple[str, str]]:
             )
     out += [("caveat", text) for text in caveats]
     if evaluation.has_trials:
-        out.append(
-            (
-                "note",
-                "repeated trials: the rates are means of per-item trial shares, and the "
-                "statistics count items, not trials",
-            )
-        )
+        out.append(("note", _TRIALS_NOTE))
     return out
 
 
