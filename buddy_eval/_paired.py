@@ -41,7 +41,6 @@ from .stats import (
     rate_interval,
     reading,
     required_paired_n_exact,
-    wilson_interval,
 )
 
 if TYPE_CHECKING:
@@ -119,9 +118,7 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
         else:
             # One trial per item: 0 or 1 trial, passing or not; the same classifier.
             passed = flags[metric].reshape(shape) & present
-            counts = tuple(
-                a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed)
-            )
+            counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
         bp, cp = counts[0] > 0, counts[2] > 0
         b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
         change = item_rate_changes(*counts)
@@ -490,125 +487,24 @@ class PairedComparison:
         raise KeyError(metric)
 
 
-def _version_rate(version, passed, present, gate, settings: Settings) -> VersionRate:
-    passed_n, observed = int(np.count_nonzero(passed & present)), int(np.count_nonzero(present))
-    ci = wilson_interval(passed_n, observed, settings.confidence)
-    return VersionRate(version, gate, passed_n, len(present), observed, ci)
-
-
-def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
-    """With trials: the mean item rate over the items with a trial, Wilson over the items."""
+def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> VersionRate:
+    """Wilson over the items with a result, of their mean rate (with one trial: ``passed / n``)."""
     tried = n > 0
     rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
-    ci = rate_interval(rates, settings.confidence)
-    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
+    mean = sum(rates, Fraction(0)) / len(rates) if rates and trials else None
     all_pass = int(np.count_nonzero(tried & (k == n)))
+    ci = rate_interval(rates, settings.confidence)
     return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
 
 
-@dataclass(frozen=True)
-class _Figures:
-    """What differs between one trial and repeated trials, for one metric."""
-
-    ready: bool
-    diff_ci: tuple[float, float] | None
-    p_value: float | None
-    bound: float | None
-    sensitivity: dict | None
-    baseline: VersionRate
-    candidate: VersionRate
-    trial: TrialComparison | None = None
-    required_n: int | None = None
-    discordance: float | None = None
-    observed_discordance: float | None = None
-
-
-def _one_trial_figures(
-    c: Changes, table: PairedTable, missing: int, values, labels, settings: Settings
-) -> _Figures:
-    """One result per item: Newcombe, exact McNemar, the exact sample size."""
-    measured = len(c.rows) > 0
-    ready = is_ready(table.n, settings.min_paired)
-    observed = table.discordant / table.n if ready else None
-    # The sample size assumes at least the drop itself is discordant (a drop of
-    # 5 points needs at least 5% of items to change); this is the share it uses.
-    discordance = max(DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop))
-    sensitivity = None
-    if missing and measured:
-        as_regressed = replace(table, regressed=table.regressed + missing)
-        as_unchanged = replace(table, both_fail=table.both_fail + missing)
-        sensitivity = {
-            "regressed": _sensitivity(as_regressed, settings),
-            "unchanged": _sensitivity(as_unchanged, settings),
-        }
-    (base, cand), (base_value, cand_value) = labels, values
-    return _Figures(
-        ready=ready,
-        diff_ci=table.diff_interval(settings.confidence) if ready else None,
-        p_value=table.mcnemar() if ready else None,
-        bound=None if settings.margin is None else noninferiority_bound(table, settings.confidence),
-        sensitivity=sensitivity,
-        baseline=_version_rate(base, c.baseline_pass, c.baseline_present, base_value, settings),
-        candidate=_version_rate(cand, c.candidate_pass, c.candidate_present, cand_value, settings),
-        required_n=required_paired_n_exact(
-            discordance, settings.drop, settings.alpha, settings.power
-        )
-        if measured
-        else None,
-        discordance=discordance if measured else None,
-        observed_discordance=observed if measured else None,
-    )
-
-
-def _trial_figures(
-    c: Changes,
-    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    names: list,
-    missing: int,
-    values,
-    labels,
-    settings: Settings,
-) -> _Figures:
-    """Repeated trials: the same intervals on item rates, the sign-flip test on items."""
-    (base, cand), (base_value, cand_value) = labels, values
-    trial = compare_trials(base, cand, *trials, names, settings.min_paired, settings.confidence)
-    base_rates, cand_rates = trial.paired_rates
-    sensitivity = None
-    if missing and len(c.rows):
-        # A missing item as regressed: passed every trial before, fails now;
-        # as unchanged: fails in both (the single-trial rule).
-        one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
-        sensitivity = {
-            "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
-            "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
-        }
-    bound = None
-    if settings.margin is not None:
-        # The one-sided bound at the same two-sided level the single-trial gate uses.
-        two_sided = 1 - 2 * (1 - float(settings.confidence))
-        bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
-    return _Figures(
-        ready=is_ready(trial.n_items, settings.min_paired),
-        diff_ci=trial.diff_ci,
-        p_value=trial.p_value,
-        bound=bound,
-        sensitivity=sensitivity,
-        baseline=_trial_rate(base, trials[0], trials[1], base_value, settings),
-        candidate=_trial_rate(cand, trials[2], trials[3], cand_value, settings),
-        trial=trial,
-    )
-
-
 def _compare_metric(
-    c: Changes,
-    item_ids,
-    baseline_values: dict,
-    candidate_values: dict,
-    baseline: str,
-    candidate: str,
-    settings: Settings,
+    c: Changes, item_ids, values: tuple, labels: tuple[str, str], settings: Settings
 ) -> MetricComparison:
-    """Every paired figure of one metric: the counts, then the figures, then the reading."""
+    """Every paired figure of one metric: the counts, then the figures, then the reading.
+
+    One result per item: Newcombe, exact McNemar, the exact sample size.
+    Repeated trials: the same intervals on item rates, the sign-flip test on items.
+    """
     import pyarrow as pa
 
     ids = {
@@ -621,36 +517,74 @@ def _compare_metric(
         regressed=len(ids["regressed"]),
         both_fail=len(ids["both fail"]),
     )
-    missing = len(ids["missing"])
-    labels = (baseline, candidate)
-    values = (baseline_values[c.metric], candidate_values[c.metric])
+    missing, measured = len(ids["missing"]), len(c.rows) > 0
+    trial = required_n = discordance = observed = bound = sensitivity = None
     if c.trials is None:
-        f = _one_trial_figures(c, table, missing, values, labels, settings)
+        ready = is_ready(table.n, settings.min_paired)
+        diff_ci = table.diff_interval(settings.confidence) if ready else None
+        p_value = table.mcnemar() if ready else None
+        if settings.margin is not None:
+            bound = noninferiority_bound(table, settings.confidence)
+        if missing and measured:
+            as_regressed = replace(table, regressed=table.regressed + missing)
+            as_unchanged = replace(table, both_fail=table.both_fail + missing)
+            sensitivity = {
+                "regressed": _sensitivity(as_regressed, settings),
+                "unchanged": _sensitivity(as_unchanged, settings),
+            }
+        if measured:
+            observed = table.discordant / table.n if ready else None
+            # The sample size assumes at least the drop itself is discordant (a drop of
+            # 5 points needs at least 5% of items to change); this is the share it uses.
+            discordance = max(
+                DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop)
+            )
+            required_n = required_paired_n_exact(
+                discordance, settings.drop, settings.alpha, settings.power
+            )
     else:
         names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
-        f = _trial_figures(c, c.trials, names, missing, values, labels, settings)
+        trial = compare_trials(*labels, *c.trials, names, settings.min_paired, settings.confidence)
+        ready = is_ready(trial.n_items, settings.min_paired)
+        diff_ci, p_value = trial.diff_ci, trial.p_value
+        base_rates, cand_rates = trial.paired_rates
+        if missing and measured:
+            # A missing item as regressed: passed every trial before, fails now;
+            # as unchanged: fails in both (the single-trial rule).
+            one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
+            sensitivity = {
+                "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
+                "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
+            }
+        if settings.margin is not None:
+            # The one-sided bound at the same two-sided level the single-trial gate uses.
+            two_sided = 1 - 2 * (1 - float(settings.confidence))
+            bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
     noninferior = None
-    if settings.margin is not None and len(c.rows):
-        noninferior = bool(f.bound is not None and not math.isnan(f.bound)
-                           and f.bound > -settings.margin)  # fmt: skip
+    if settings.margin is not None and measured:
+        noninferior = bool(bound is not None and not math.isnan(bound) and bound > -settings.margin)
+    baseline, candidate = (
+        _version_rate(label, c.counts[j], c.counts[j + 1], value, settings, trial is not None)
+        for j, label, value in zip((0, 2), labels, values, strict=True)
+    )
     return MetricComparison(
         metric=c.metric,
         item_type=ITEM_TYPE_OF[c.metric],
         table=table,
         ids=ids,
-        baseline=f.baseline,
-        candidate=f.candidate,
-        ready=f.ready,
-        diff_ci=f.diff_ci,
-        p_value=f.p_value,
-        required_n=f.required_n,
-        assumed_discordance=f.discordance,
-        observed_discordance=f.observed_discordance,
-        reading=_reading(f.diff_ci, f.p_value, settings.alpha, f.trial) if f.ready else None,
-        sensitivity=f.sensitivity,
-        noninferiority_bound=f.bound,
+        baseline=baseline,
+        candidate=candidate,
+        ready=ready,
+        diff_ci=diff_ci,
+        p_value=p_value,
+        required_n=required_n,
+        assumed_discordance=discordance,
+        observed_discordance=observed,
+        reading=_reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
+        sensitivity=sensitivity,
+        noninferiority_bound=bound,
         noninferior=noninferior,
-        trials=f.trial,
+        trials=trial,
     )
 
 
@@ -684,25 +618,21 @@ def compare_versions(
     PairedComparison
     """
 
+    labels = (baseline, candidate)
     metrics = [
-        _compare_metric(c, item_ids, baseline_values, candidate_values, baseline, candidate,
-                        settings)
+        _compare_metric(c, item_ids, (baseline_values[c.metric], candidate_values[c.metric]),
+                        labels, settings)
         for c in changes
     ]  # fmt: skip
     adjusted = holm([m.p_value for m in metrics])
     metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
     base_bound, cand_bound = (
         ViolationBound(
-            version,
-            k,
-            n,
-            exact_upper_bound(k, n, settings.confidence) if n else math.nan,
+            version, k, n, exact_upper_bound(k, n, settings.confidence) if n else math.nan
         )
-        for version, (k, n) in zip((baseline, candidate), violation_counts, strict=True)
+        for version, (k, n) in zip(labels, violation_counts, strict=True)
     )
-    return PairedComparison(
-        baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound)
-    )
+    return PairedComparison(baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound))
 
 
 _COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
