@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._paired_settings import Settings
-from ._trials import TrialComparison, compare_trials, item_rate_changes
+from ._trials import TrialComparison, compare_trials, flaky, item_rate_changes
 from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 from .stats import (
     DEFAULT_DISCORDANCE,
-    PAIRED_RATES_INTERVAL_METHOD,
     RATE_INTERVAL_METHOD,
     PairedTable,
     exact_upper_bound,
@@ -192,18 +191,14 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
     if not changes or len(trials) < len(changes):
         return frame
     base_n, base_k, cand_n, cand_k = (np.concatenate([t[j] for t in trials]) for j in range(4))
-
-    def rate(k, n):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = pd.array(k / np.where(n > 0, n, 1), dtype="Float64")
-        values[n == 0] = pd.NA
-        return values
-
-    frame["baseline_rate"] = rate(base_k, base_n)
-    frame["candidate_rate"] = rate(cand_k, cand_n)
+    for version, k, n in (("baseline", base_k, base_n), ("candidate", cand_k, cand_n)):
+        # NaN (no trial) becomes <NA>
+        frame[f"{version}_rate"] = pd.array(
+            np.where(n > 0, k / np.maximum(n, 1), np.nan), "Float64"
+        )
     frame["baseline_trials"] = base_n.astype(np.int64)
     frame["candidate_trials"] = cand_n.astype(np.int64)
-    frame["flaky"] = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    frame["flaky"] = flaky(base_n, base_k, cand_n, cand_k)
     return frame
 
 
@@ -337,9 +332,7 @@ class MetricComparison:
 
     @property
     def diff_method(self) -> str:
-        if self.trials is not None:
-            return self.trials.interval_method
-        return "Newcombe hybrid score"
+        return "Newcombe hybrid score" if self.trials is None else self.trials.interval_method
 
     @property
     def test_method(self) -> str:
@@ -356,12 +349,7 @@ class MetricComparison:
 
     @property
     def noninferiority_method(self) -> str:
-        if self.trials is not None:
-            return (
-                f"one-sided lower bound: {PAIRED_RATES_INTERVAL_METHOD} at two-sided level "
-                "2 * confidence - 1"
-            )
-        return "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
+        return f"one-sided lower bound: {self.diff_method} at two-sided level 2 * confidence - 1"
 
     def count(self, change: str) -> int:
         """Items with this change label."""
@@ -369,18 +357,8 @@ class MetricComparison:
 
     def counts(self) -> dict[str, int]:
         """``n_paired``, the 2x2 table and ``missing``, in the order the views show them."""
-        t = self.table
-        counts = {
-            "n_paired": self.n_paired,
-            "both_pass": t.both_pass,
-            "both_fail": t.both_fail,
-            "fixed": t.fixed,
-            "regressed": t.regressed,
-        }
-        if "mixed" in self.ids:
-            counts["mixed"] = len(self.ids["mixed"])
-        counts["missing"] = self.missing
-        return counts
+        counts = {label.replace(" ", "_"): len(ids) for label, ids in self.ids.items()}
+        return {"n_paired": self.n_paired, **counts}
 
 
 @dataclass(frozen=True)
@@ -481,10 +459,7 @@ class PairedComparison:
     violations: tuple[ViolationBound, ViolationBound]
 
     def __getitem__(self, metric: str) -> MetricComparison:
-        for m in self.metrics:
-            if m.metric == metric:
-                return m
-        raise KeyError(metric)
+        return {m.metric: m for m in self.metrics}[metric]
 
 
 def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> VersionRate:
@@ -637,29 +612,10 @@ def compare_versions(
 
 _COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
 _FLOAT_COLUMNS = [
-    "baseline_rate",
-    "baseline_ci_low",
-    "baseline_ci_high",
-    "candidate_rate",
-    "candidate_ci_low",
-    "candidate_ci_high",
-    "diff",
-    "diff_ci_low",
-    "diff_ci_high",
-    "p_value",
-    "p_value_holm",
+    *(f"{v}_{x}" for v in ("baseline", "candidate") for x in ("rate", "ci_low", "ci_high")),
+    *("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_value_holm"),
 ]
-COMPARISON_COLUMNS = [
-    "metric",
-    *_COUNT_COLUMNS,
-    *_FLOAT_COLUMNS,
-    "ready_for_decision",
-    "reading",
-    "required_n",
-    "diff_method",
-    "p_value_method",
-    "note",
-]
+_TEXT_COLUMNS = ["diff_method", "p_value_method", "note"]
 
 
 def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
@@ -731,23 +687,15 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
 
     rows = []
     for m in paired.metrics:
-        diff_ci = m.diff_ci or (math.nan, math.nan)
+        floats: list[float | None] = [_float(m.baseline.gate), *m.baseline.ci]
+        floats += [_float(m.candidate.gate), *m.candidate.ci, _float(m.diff)]
+        floats += [*(m.diff_ci or (math.nan, math.nan)), m.p_value, m.p_holm]
         rows.append(
             {
                 "metric": m.metric,
                 "mixed": 0,
                 **m.counts(),
-                "baseline_rate": _float(m.baseline.gate),
-                "baseline_ci_low": m.baseline.ci[0],
-                "baseline_ci_high": m.baseline.ci[1],
-                "candidate_rate": _float(m.candidate.gate),
-                "candidate_ci_low": m.candidate.ci[0],
-                "candidate_ci_high": m.candidate.ci[1],
-                "diff": _float(m.diff),
-                "diff_ci_low": diff_ci[0],
-                "diff_ci_high": diff_ci[1],
-                "p_value": math.nan if m.p_value is None else m.p_value,
-                "p_value_holm": math.nan if m.p_holm is None else m.p_holm,
+                **dict(zip(_FLOAT_COLUMNS, floats, strict=True)),
                 "ready_for_decision": m.ready,
                 "reading": None if m.reading is None else m.reading[1],
                 "required_n": m.required_n,
@@ -756,15 +704,16 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
                 "note": readiness_note(m, paired.settings.min_paired),
             }
         )
+    columns = ["metric", *_COUNT_COLUMNS, *_FLOAT_COLUMNS, "ready_for_decision", "reading"]
     dtypes: dict[str, Any] = {
         "metric": pd.CategoricalDtype(list(RATE_METRICS)),
         **dict.fromkeys(_COUNT_COLUMNS, "int64"),
-        **dict.fromkeys(_FLOAT_COLUMNS, "Float64"),  # NaN (not computed) becomes <NA>
+        **dict.fromkeys(_FLOAT_COLUMNS, "Float64"),  # NaN or None (not computed) becomes <NA>
         "ready_for_decision": "bool",
         "required_n": "Int64",
-        **dict.fromkeys(("reading", "diff_method", "p_value_method", "note"), "str"),
+        **dict.fromkeys(("reading", *_TEXT_COLUMNS), "str"),
     }
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(dtypes)
+    return pd.DataFrame(rows, columns=[*columns, "required_n", *_TEXT_COLUMNS]).astype(dtypes)
 
 
 def _float(value: Fraction | None) -> float:
