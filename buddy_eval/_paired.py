@@ -71,8 +71,6 @@ class Changes:
     metric : str
     rows : numpy.ndarray
         Golden rows of the metric's item type, in golden order.
-    baseline_pass, candidate_pass : numpy.ndarray of bool
-        The item passes the metric in that version (False when missing).
     baseline_present, candidate_present : numpy.ndarray of bool
         That version has a result for the item.
     change : numpy.ndarray of int8
@@ -87,8 +85,6 @@ class Changes:
 
     metric: str
     rows: np.ndarray
-    baseline_pass: np.ndarray
-    candidate_pass: np.ndarray
     baseline_present: np.ndarray
     candidate_present: np.ndarray
     change: np.ndarray
@@ -119,12 +115,11 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
             passed = flags[metric].reshape(shape) & present
             counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
         bp, cp = counts[0] > 0, counts[2] > 0
-        b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
         change = item_rate_changes(*counts)
         trials = counts if grid.trials is not None else None
         if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, b, c, bp, cp, change, counts, trials))
+        out.append(Changes(metric, rows, bp, cp, change, counts, trials))
     return tuple(out)
 
 
@@ -167,12 +162,8 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
 
     rows = np.concatenate([c.rows for c in changes])
     metric = np.concatenate([np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)])
-
-    def nullable(values: str, present: str) -> pd.arrays.BooleanArray:
-        got = np.concatenate([getattr(c, values) for c in changes])
-        known = np.concatenate([getattr(c, present) for c in changes])
-        return pd.arrays.BooleanArray(got & known, ~known)
-
+    counts = [np.concatenate([c.counts[j] for c in changes]) for j in range(4)]
+    base_n, base_k, cand_n, cand_k = counts
     labels = changes[0].labels if changes else CHANGES
     frame = pd.DataFrame(
         {
@@ -180,22 +171,21 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
                 metric, dtype=pd.CategoricalDtype(list(RATE_METRICS))
             ),
             "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
-            "baseline_pass": nullable("baseline_pass", "baseline_present"),
-            "candidate_pass": nullable("candidate_pass", "candidate_present"),
+            # every trial passes; <NA> without a result
+            "baseline_pass": pd.arrays.BooleanArray((base_n > 0) & (base_k == base_n), base_n == 0),
+            "candidate_pass": pd.arrays.BooleanArray(
+                (cand_n > 0) & (cand_k == cand_n), cand_n == 0
+            ),
             "change": pd.Categorical.from_codes(
                 np.concatenate([c.change for c in changes]), dtype=pd.CategoricalDtype(list(labels))
             ),
         }
     )
-    trials = [c.trials for c in changes if c.trials is not None]
-    if not changes or len(trials) < len(changes):
+    if not changes or changes[0].trials is None:
         return frame
-    base_n, base_k, cand_n, cand_k = (np.concatenate([t[j] for t in trials]) for j in range(4))
     for version, k, n in (("baseline", base_k, base_n), ("candidate", cand_k, cand_n)):
-        # NaN (no trial) becomes <NA>
-        frame[f"{version}_rate"] = pd.array(
-            np.where(n > 0, k / np.maximum(n, 1), np.nan), "Float64"
-        )
+        rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+        frame[f"{version}_rate"] = pd.array(rate, "Float64")  # NaN (no trial) becomes <NA>
     frame["baseline_trials"] = base_n.astype(np.int64)
     frame["candidate_trials"] = cand_n.astype(np.int64)
     frame["flaky"] = flaky(base_n, base_k, cand_n, cand_k)
@@ -486,12 +476,7 @@ def _compare_metric(
         label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
         for k, label in enumerate(c.labels)
     }
-    table = PairedTable(
-        both_pass=len(ids["both pass"]),
-        fixed=len(ids["fixed"]),
-        regressed=len(ids["regressed"]),
-        both_fail=len(ids["both fail"]),
-    )
+    table = PairedTable(*(len(ids[k]) for k in ("both pass", "fixed", "regressed", "both fail")))
     missing, measured = len(ids["missing"]), len(c.rows) > 0
     trial = required_n = discordance = observed = bound = sensitivity = None
     if c.trials is None:
@@ -625,18 +610,12 @@ def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
     if m.ready:
         return None
     n = m.n_paired
-    why = (
-        f"no paired item, at least {min_paired} needed"
-        if n == 0
-        else (f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}")
-    )
+    why = f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}"
+    if n == 0:
+        why = f"no paired item, at least {min_paired} needed"
     if m.missing:
-        items = (
-            "item missing in either version is"
-            if m.missing == 1
-            else "items missing in either version are"
-        )
-        why += f" ({m.missing} {items} not paired)"
+        s, verb = ("", "is") if m.missing == 1 else ("s", "are")
+        why += f" ({m.missing} item{s} missing in either version {verb} not paired)"
     return f"not ready: {why}; no p-value or difference interval computed"
 
 
