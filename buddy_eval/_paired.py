@@ -107,19 +107,17 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
         rows = np.flatnonzero(wanted)
         if grid.trials is not None:
-            n = grid.trials.reshape(shape)
-            k = grid.passes[metric].reshape(shape)
+            n, k = grid.trials.reshape(shape), grid.passes[metric].reshape(shape)
             counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
         else:
             # One trial per item: 0 or 1 trial, passing or not; the same classifier.
             passed = flags[metric].reshape(shape) & present
             counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
-        bp, cp = counts[0] > 0, counts[2] > 0
         change = item_rate_changes(*counts)
         trials = counts if grid.trials is not None else None
         if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, bp, cp, change, counts, trials))
+        out.append(Changes(metric, rows, counts[0] > 0, counts[2] > 0, change, counts, trials))
     return tuple(out)
 
 
