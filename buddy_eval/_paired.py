@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._paired_settings import Settings
-from ._trials import TrialComparison, compare_trials, item_rate_changes
+from ._trials import TrialComparison, compare_trials, flaky, item_rate_changes
 from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 from .stats import (
     DEFAULT_DISCORDANCE,
-    PAIRED_RATES_INTERVAL_METHOD,
     RATE_INTERVAL_METHOD,
     PairedTable,
     exact_upper_bound,
@@ -41,7 +40,6 @@ from .stats import (
     rate_interval,
     reading,
     required_paired_n_exact,
-    wilson_interval,
 )
 
 if TYPE_CHECKING:
@@ -73,8 +71,6 @@ class Changes:
     metric : str
     rows : numpy.ndarray
         Golden rows of the metric's item type, in golden order.
-    baseline_pass, candidate_pass : numpy.ndarray of bool
-        The item passes the metric in that version (False when missing).
     baseline_present, candidate_present : numpy.ndarray of bool
         That version has a result for the item.
     change : numpy.ndarray of int8
@@ -89,8 +85,6 @@ class Changes:
 
     metric: str
     rows: np.ndarray
-    baseline_pass: np.ndarray
-    candidate_pass: np.ndarray
     baseline_present: np.ndarray
     candidate_present: np.ndarray
     change: np.ndarray
@@ -113,22 +107,17 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
         rows = np.flatnonzero(wanted)
         if grid.trials is not None:
-            n = grid.trials.reshape(shape)
-            k = grid.passes[metric].reshape(shape)
+            n, k = grid.trials.reshape(shape), grid.passes[metric].reshape(shape)
             counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
         else:
             # One trial per item: 0 or 1 trial, passing or not; the same classifier.
             passed = flags[metric].reshape(shape) & present
-            counts = tuple(
-                a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed)
-            )
-        bp, cp = counts[0] > 0, counts[2] > 0
-        b, c = bp & (counts[1] == counts[0]), cp & (counts[3] == counts[2])
+            counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
         change = item_rate_changes(*counts)
         trials = counts if grid.trials is not None else None
         if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, b, c, bp, cp, change, counts, trials))
+        out.append(Changes(metric, rows, counts[0] > 0, counts[2] > 0, change, counts, trials))
     return tuple(out)
 
 
@@ -171,12 +160,8 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
 
     rows = np.concatenate([c.rows for c in changes])
     metric = np.concatenate([np.full(len(c.rows), k, dtype=np.int8) for k, c in enumerate(changes)])
-
-    def nullable(values: str, present: str) -> pd.arrays.BooleanArray:
-        got = np.concatenate([getattr(c, values) for c in changes])
-        known = np.concatenate([getattr(c, present) for c in changes])
-        return pd.arrays.BooleanArray(got & known, ~known)
-
+    counts = [np.concatenate([c.counts[j] for c in changes]) for j in range(4)]
+    base_n, base_k, cand_n, cand_k = counts
     labels = changes[0].labels if changes else CHANGES
     frame = pd.DataFrame(
         {
@@ -184,29 +169,24 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
                 metric, dtype=pd.CategoricalDtype(list(RATE_METRICS))
             ),
             "item_id": pd.Series(item_ids.take(pa.array(rows, pa.int64())), dtype="str"),
-            "baseline_pass": nullable("baseline_pass", "baseline_present"),
-            "candidate_pass": nullable("candidate_pass", "candidate_present"),
+            # every trial passes; <NA> without a result
+            "baseline_pass": pd.arrays.BooleanArray((base_n > 0) & (base_k == base_n), base_n == 0),
+            "candidate_pass": pd.arrays.BooleanArray(
+                (cand_n > 0) & (cand_k == cand_n), cand_n == 0
+            ),
             "change": pd.Categorical.from_codes(
                 np.concatenate([c.change for c in changes]), dtype=pd.CategoricalDtype(list(labels))
             ),
         }
     )
-    trials = [c.trials for c in changes if c.trials is not None]
-    if not changes or len(trials) < len(changes):
+    if not changes or changes[0].trials is None:
         return frame
-    base_n, base_k, cand_n, cand_k = (np.concatenate([t[j] for t in trials]) for j in range(4))
-
-    def rate(k, n):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = pd.array(k / np.where(n > 0, n, 1), dtype="Float64")
-        values[n == 0] = pd.NA
-        return values
-
-    frame["baseline_rate"] = rate(base_k, base_n)
-    frame["candidate_rate"] = rate(cand_k, cand_n)
+    for version, k, n in (("baseline", base_k, base_n), ("candidate", cand_k, cand_n)):
+        rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+        frame[f"{version}_rate"] = pd.array(rate, "Float64")  # NaN (no trial) becomes <NA>
     frame["baseline_trials"] = base_n.astype(np.int64)
     frame["candidate_trials"] = cand_n.astype(np.int64)
-    frame["flaky"] = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    frame["flaky"] = flaky(base_n, base_k, cand_n, cand_k)
     return frame
 
 
@@ -340,9 +320,7 @@ class MetricComparison:
 
     @property
     def diff_method(self) -> str:
-        if self.trials is not None:
-            return self.trials.interval_method
-        return "Newcombe hybrid score"
+        return "Newcombe hybrid score" if self.trials is None else self.trials.interval_method
 
     @property
     def test_method(self) -> str:
@@ -359,12 +337,7 @@ class MetricComparison:
 
     @property
     def noninferiority_method(self) -> str:
-        if self.trials is not None:
-            return (
-                f"one-sided lower bound: {PAIRED_RATES_INTERVAL_METHOD} at two-sided level "
-                "2 * confidence - 1"
-            )
-        return "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
+        return f"one-sided lower bound: {self.diff_method} at two-sided level 2 * confidence - 1"
 
     def count(self, change: str) -> int:
         """Items with this change label."""
@@ -372,18 +345,8 @@ class MetricComparison:
 
     def counts(self) -> dict[str, int]:
         """``n_paired``, the 2x2 table and ``missing``, in the order the views show them."""
-        t = self.table
-        counts = {
-            "n_paired": self.n_paired,
-            "both_pass": t.both_pass,
-            "both_fail": t.both_fail,
-            "fixed": t.fixed,
-            "regressed": t.regressed,
-        }
-        if "mixed" in self.ids:
-            counts["mixed"] = len(self.ids["mixed"])
-        counts["missing"] = self.missing
-        return counts
+        counts = {label.replace(" ", "_"): len(ids) for label, ids in self.ids.items()}
+        return {"n_paired": self.n_paired, **counts}
 
 
 @dataclass(frozen=True)
@@ -484,173 +447,102 @@ class PairedComparison:
     violations: tuple[ViolationBound, ViolationBound]
 
     def __getitem__(self, metric: str) -> MetricComparison:
-        for m in self.metrics:
-            if m.metric == metric:
-                return m
-        raise KeyError(metric)
+        return {m.metric: m for m in self.metrics}[metric]
 
 
-def _version_rate(version, passed, present, gate, settings: Settings) -> VersionRate:
-    passed_n, observed = int(np.count_nonzero(passed & present)), int(np.count_nonzero(present))
-    ci = wilson_interval(passed_n, observed, settings.confidence)
-    return VersionRate(version, gate, passed_n, len(present), observed, ci)
-
-
-def _trial_rate(version, n, k, gate, settings: Settings) -> VersionRate:
-    """With trials: the mean item rate over the items with a trial, Wilson over the items."""
+def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> VersionRate:
+    """Wilson over the items with a result, of their mean rate (with one trial: ``passed / n``)."""
     tried = n > 0
     rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
-    ci = rate_interval(rates, settings.confidence)
-    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
+    mean = sum(rates, Fraction(0)) / len(rates) if rates and trials else None
     all_pass = int(np.count_nonzero(tried & (k == n)))
+    ci = rate_interval(rates, settings.confidence)
     return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
 
 
-@dataclass(frozen=True)
-class _Figures:
-    """What differs between one trial and repeated trials, for one metric."""
-
-    ready: bool
-    diff_ci: tuple[float, float] | None
-    p_value: float | None
-    bound: float | None
-    sensitivity: dict | None
-    baseline: VersionRate
-    candidate: VersionRate
-    trial: TrialComparison | None = None
-    required_n: int | None = None
-    discordance: float | None = None
-    observed_discordance: float | None = None
-
-
-def _one_trial_figures(
-    c: Changes, table: PairedTable, missing: int, values, labels, settings: Settings
-) -> _Figures:
-    """One result per item: Newcombe, exact McNemar, the exact sample size."""
-    measured = len(c.rows) > 0
-    ready = is_ready(table.n, settings.min_paired)
-    observed = table.discordant / table.n if ready else None
-    # The sample size assumes at least the drop itself is discordant (a drop of
-    # 5 points needs at least 5% of items to change); this is the share it uses.
-    discordance = max(DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop))
-    sensitivity = None
-    if missing and measured:
-        as_regressed = replace(table, regressed=table.regressed + missing)
-        as_unchanged = replace(table, both_fail=table.both_fail + missing)
-        sensitivity = {
-            "regressed": _sensitivity(as_regressed, settings),
-            "unchanged": _sensitivity(as_unchanged, settings),
-        }
-    (base, cand), (base_value, cand_value) = labels, values
-    return _Figures(
-        ready=ready,
-        diff_ci=table.diff_interval(settings.confidence) if ready else None,
-        p_value=table.mcnemar() if ready else None,
-        bound=None if settings.margin is None else noninferiority_bound(table, settings.confidence),
-        sensitivity=sensitivity,
-        baseline=_version_rate(base, c.baseline_pass, c.baseline_present, base_value, settings),
-        candidate=_version_rate(cand, c.candidate_pass, c.candidate_present, cand_value, settings),
-        required_n=required_paired_n_exact(
-            discordance, settings.drop, settings.alpha, settings.power
-        )
-        if measured
-        else None,
-        discordance=discordance if measured else None,
-        observed_discordance=observed if measured else None,
-    )
-
-
-def _trial_figures(
-    c: Changes,
-    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    names: list,
-    missing: int,
-    values,
-    labels,
-    settings: Settings,
-) -> _Figures:
-    """Repeated trials: the same intervals on item rates, the sign-flip test on items."""
-    (base, cand), (base_value, cand_value) = labels, values
-    trial = compare_trials(base, cand, *trials, names, settings.min_paired, settings.confidence)
-    base_rates, cand_rates = trial.paired_rates
-    sensitivity = None
-    if missing and len(c.rows):
-        # A missing item as regressed: passed every trial before, fails now;
-        # as unchanged: fails in both (the single-trial rule).
-        one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
-        sensitivity = {
-            "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
-            "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
-        }
-    bound = None
-    if settings.margin is not None:
-        # The one-sided bound at the same two-sided level the single-trial gate uses.
-        two_sided = 1 - 2 * (1 - float(settings.confidence))
-        bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
-    return _Figures(
-        ready=is_ready(trial.n_items, settings.min_paired),
-        diff_ci=trial.diff_ci,
-        p_value=trial.p_value,
-        bound=bound,
-        sensitivity=sensitivity,
-        baseline=_trial_rate(base, trials[0], trials[1], base_value, settings),
-        candidate=_trial_rate(cand, trials[2], trials[3], cand_value, settings),
-        trial=trial,
-    )
-
-
 def _compare_metric(
-    c: Changes,
-    item_ids,
-    baseline_values: dict,
-    candidate_values: dict,
-    baseline: str,
-    candidate: str,
-    settings: Settings,
+    c: Changes, item_ids, values: tuple, labels: tuple[str, str], settings: Settings
 ) -> MetricComparison:
-    """Every paired figure of one metric: the counts, then the figures, then the reading."""
+    """Every paired figure of one metric: the counts, then the figures, then the reading.
+
+    One result per item: Newcombe, exact McNemar, the exact sample size.
+    Repeated trials: the same intervals on item rates, the sign-flip test on items.
+    """
     import pyarrow as pa
 
     ids = {
         label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
         for k, label in enumerate(c.labels)
     }
-    table = PairedTable(
-        both_pass=len(ids["both pass"]),
-        fixed=len(ids["fixed"]),
-        regressed=len(ids["regressed"]),
-        both_fail=len(ids["both fail"]),
-    )
-    missing = len(ids["missing"])
-    labels = (baseline, candidate)
-    values = (baseline_values[c.metric], candidate_values[c.metric])
+    table = PairedTable(*(len(ids[k]) for k in ("both pass", "fixed", "regressed", "both fail")))
+    missing, measured = len(ids["missing"]), len(c.rows) > 0
+    trial = required_n = discordance = observed = bound = sensitivity = None
     if c.trials is None:
-        f = _one_trial_figures(c, table, missing, values, labels, settings)
+        ready = is_ready(table.n, settings.min_paired)
+        diff_ci = table.diff_interval(settings.confidence) if ready else None
+        p_value = table.mcnemar() if ready else None
+        if settings.margin is not None:
+            bound = noninferiority_bound(table, settings.confidence)
+        if missing and measured:
+            as_regressed = replace(table, regressed=table.regressed + missing)
+            as_unchanged = replace(table, both_fail=table.both_fail + missing)
+            sensitivity = {
+                "regressed": _sensitivity(as_regressed, settings),
+                "unchanged": _sensitivity(as_unchanged, settings),
+            }
+        if measured:
+            observed = table.discordant / table.n if ready else None
+            # The sample size assumes at least the drop itself is discordant (a drop of
+            # 5 points needs at least 5% of items to change); this is the share it uses.
+            discordance = max(
+                DEFAULT_DISCORDANCE if observed is None else observed, float(settings.drop)
+            )
+            required_n = required_paired_n_exact(
+                discordance, settings.drop, settings.alpha, settings.power
+            )
     else:
         names = item_ids.take(pa.array(c.rows, pa.int64())).to_pylist()
-        f = _trial_figures(c, c.trials, names, missing, values, labels, settings)
+        trial = compare_trials(*labels, *c.trials, names, settings.min_paired, settings.confidence)
+        ready = is_ready(trial.n_items, settings.min_paired)
+        diff_ci, p_value = trial.diff_ci, trial.p_value
+        base_rates, cand_rates = trial.paired_rates
+        if missing and measured:
+            # A missing item as regressed: passed every trial before, fails now;
+            # as unchanged: fails in both (the single-trial rule).
+            one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
+            sensitivity = {
+                "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
+                "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
+            }
+        if settings.margin is not None:
+            # The one-sided bound at the same two-sided level the single-trial gate uses.
+            two_sided = 1 - 2 * (1 - float(settings.confidence))
+            bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
     noninferior = None
-    if settings.margin is not None and len(c.rows):
-        noninferior = bool(f.bound is not None and not math.isnan(f.bound)
-                           and f.bound > -settings.margin)  # fmt: skip
+    if settings.margin is not None and measured:
+        noninferior = bool(bound is not None and not math.isnan(bound) and bound > -settings.margin)
+    baseline, candidate = (
+        _version_rate(label, c.counts[j], c.counts[j + 1], value, settings, trial is not None)
+        for j, label, value in zip((0, 2), labels, values, strict=True)
+    )
     return MetricComparison(
         metric=c.metric,
         item_type=ITEM_TYPE_OF[c.metric],
         table=table,
         ids=ids,
-        baseline=f.baseline,
-        candidate=f.candidate,
-        ready=f.ready,
-        diff_ci=f.diff_ci,
-        p_value=f.p_value,
-        required_n=f.required_n,
-        assumed_discordance=f.discordance,
-        observed_discordance=f.observed_discordance,
-        reading=_reading(f.diff_ci, f.p_value, settings.alpha, f.trial) if f.ready else None,
-        sensitivity=f.sensitivity,
-        noninferiority_bound=f.bound,
+        baseline=baseline,
+        candidate=candidate,
+        ready=ready,
+        diff_ci=diff_ci,
+        p_value=p_value,
+        required_n=required_n,
+        assumed_discordance=discordance,
+        observed_discordance=observed,
+        reading=_reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
+        sensitivity=sensitivity,
+        noninferiority_bound=bound,
         noninferior=noninferior,
-        trials=f.trial,
+        trials=trial,
     )
 
 
@@ -684,52 +576,29 @@ def compare_versions(
     PairedComparison
     """
 
+    labels = (baseline, candidate)
     metrics = [
-        _compare_metric(c, item_ids, baseline_values, candidate_values, baseline, candidate,
-                        settings)
+        _compare_metric(c, item_ids, (baseline_values[c.metric], candidate_values[c.metric]),
+                        labels, settings)
         for c in changes
     ]  # fmt: skip
     adjusted = holm([m.p_value for m in metrics])
     metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
     base_bound, cand_bound = (
         ViolationBound(
-            version,
-            k,
-            n,
-            exact_upper_bound(k, n, settings.confidence) if n else math.nan,
+            version, k, n, exact_upper_bound(k, n, settings.confidence) if n else math.nan
         )
-        for version, (k, n) in zip((baseline, candidate), violation_counts, strict=True)
+        for version, (k, n) in zip(labels, violation_counts, strict=True)
     )
-    return PairedComparison(
-        baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound)
-    )
+    return PairedComparison(baseline, candidate, settings, tuple(metrics), (base_bound, cand_bound))
 
 
 _COUNT_COLUMNS = ["n_paired", "both_pass", "both_fail", "fixed", "regressed", "mixed", "missing"]
 _FLOAT_COLUMNS = [
-    "baseline_rate",
-    "baseline_ci_low",
-    "baseline_ci_high",
-    "candidate_rate",
-    "candidate_ci_low",
-    "candidate_ci_high",
-    "diff",
-    "diff_ci_low",
-    "diff_ci_high",
-    "p_value",
-    "p_value_holm",
+    *(f"{v}_{x}" for v in ("baseline", "candidate") for x in ("rate", "ci_low", "ci_high")),
+    *("diff", "diff_ci_low", "diff_ci_high", "p_value", "p_value_holm"),
 ]
-COMPARISON_COLUMNS = [
-    "metric",
-    *_COUNT_COLUMNS,
-    *_FLOAT_COLUMNS,
-    "ready_for_decision",
-    "reading",
-    "required_n",
-    "diff_method",
-    "p_value_method",
-    "note",
-]
+_TEXT_COLUMNS = ["diff_method", "p_value_method", "note"]
 
 
 def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
@@ -739,18 +608,12 @@ def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
     if m.ready:
         return None
     n = m.n_paired
-    why = (
-        f"no paired item, at least {min_paired} needed"
-        if n == 0
-        else (f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}")
-    )
+    why = f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}"
+    if n == 0:
+        why = f"no paired item, at least {min_paired} needed"
     if m.missing:
-        items = (
-            "item missing in either version is"
-            if m.missing == 1
-            else "items missing in either version are"
-        )
-        why += f" ({m.missing} {items} not paired)"
+        s, verb = ("", "is") if m.missing == 1 else ("s", "are")
+        why += f" ({m.missing} item{s} missing in either version {verb} not paired)"
     return f"not ready: {why}; no p-value or difference interval computed"
 
 
@@ -801,23 +664,15 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
 
     rows = []
     for m in paired.metrics:
-        diff_ci = m.diff_ci or (math.nan, math.nan)
+        floats: list[float | None] = [_float(m.baseline.gate), *m.baseline.ci]
+        floats += [_float(m.candidate.gate), *m.candidate.ci, _float(m.diff)]
+        floats += [*(m.diff_ci or (math.nan, math.nan)), m.p_value, m.p_holm]
         rows.append(
             {
                 "metric": m.metric,
                 "mixed": 0,
                 **m.counts(),
-                "baseline_rate": _float(m.baseline.gate),
-                "baseline_ci_low": m.baseline.ci[0],
-                "baseline_ci_high": m.baseline.ci[1],
-                "candidate_rate": _float(m.candidate.gate),
-                "candidate_ci_low": m.candidate.ci[0],
-                "candidate_ci_high": m.candidate.ci[1],
-                "diff": _float(m.diff),
-                "diff_ci_low": diff_ci[0],
-                "diff_ci_high": diff_ci[1],
-                "p_value": math.nan if m.p_value is None else m.p_value,
-                "p_value_holm": math.nan if m.p_holm is None else m.p_holm,
+                **dict(zip(_FLOAT_COLUMNS, floats, strict=True)),
                 "ready_for_decision": m.ready,
                 "reading": None if m.reading is None else m.reading[1],
                 "required_n": m.required_n,
@@ -826,15 +681,16 @@ def comparison_frame(paired: PairedComparison) -> pd.DataFrame:
                 "note": readiness_note(m, paired.settings.min_paired),
             }
         )
+    columns = ["metric", *_COUNT_COLUMNS, *_FLOAT_COLUMNS, "ready_for_decision", "reading"]
     dtypes: dict[str, Any] = {
         "metric": pd.CategoricalDtype(list(RATE_METRICS)),
         **dict.fromkeys(_COUNT_COLUMNS, "int64"),
-        **dict.fromkeys(_FLOAT_COLUMNS, "Float64"),  # NaN (not computed) becomes <NA>
+        **dict.fromkeys(_FLOAT_COLUMNS, "Float64"),  # NaN or None (not computed) becomes <NA>
         "ready_for_decision": "bool",
         "required_n": "Int64",
-        **dict.fromkeys(("reading", "diff_method", "p_value_method", "note"), "str"),
+        **dict.fromkeys(("reading", *_TEXT_COLUMNS), "str"),
     }
-    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(dtypes)
+    return pd.DataFrame(rows, columns=[*columns, "required_n", *_TEXT_COLUMNS]).astype(dtypes)
 
 
 def _float(value: Fraction | None) -> float:

@@ -48,6 +48,7 @@ __all__ = [
     "TrialComparison",
     "TrialVersion",
     "compare_trials",
+    "flaky",
     "item_rate_changes",
 ]
 
@@ -85,6 +86,13 @@ def item_rate_changes(
         [_CODE[c] for c in ("missing", "both pass", "both fail", "fixed", "regressed")],
         default=_CODE["mixed"],
     ).astype(np.int8)
+
+
+def flaky(
+    base_n: np.ndarray, base_k: np.ndarray, cand_n: np.ndarray, cand_k: np.ndarray
+) -> np.ndarray:
+    """Whether each item's trials disagree in at least one of the two versions (bool array)."""
+    return ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
 
 
 @dataclass(frozen=True)
@@ -176,18 +184,11 @@ def _version(version, n, k, kk) -> TrialVersion:
     tried = n > 0
     pairs = list(zip(n[tried].tolist(), k[tried].tolist(), strict=True))
     parts = item_variance_components([[1] * c + [0] * (m - c) for m, c in pairs]) if pairs else None
-    return TrialVersion(
-        version=version,
-        items=int(tried.sum()),
-        trials=int(n.sum()),
-        k=kk,
-        pass_at_k=mean_pass_at_k(pairs, kk) if kk else None,
-        pass_hat_k=mean_pass_hat_k(pairs, kk) if kk else None,
-        within_share=None if parts is None else parts.exact_share,
-        within=None if parts is None else parts.within,
-        between=None if parts is None else parts.between,
-        trials_per_item=None if parts is None else parts.trials_per_item,
-    )
+    spread: tuple = (None,) * 4
+    if parts is not None:
+        spread = (parts.exact_share, parts.within, parts.between, parts.trials_per_item)
+    at_k = (mean_pass_at_k(pairs, kk), mean_pass_hat_k(pairs, kk)) if kk else (None, None)
+    return TrialVersion(version, int(tried.sum()), int(n.sum()), kk, *at_k, *spread)
 
 
 def _paired(item_rates) -> tuple[list[Fraction], list[Fraction]]:
@@ -229,12 +230,7 @@ def compare_trials(
     rates = tuple(
         (i, Fraction(kb, nb) if nb else None, Fraction(kc, nc) if nc else None)
         for i, nb, kb, nc, kc in zip(
-            item_ids,
-            base_n.tolist(),
-            base_k.tolist(),
-            cand_n.tolist(),
-            cand_k.tolist(),
-            strict=True,
+            item_ids, *(a.tolist() for a in (base_n, base_k, cand_n, cand_k)), strict=True
         )
     )
     base_rates, cand_rates = _paired(rates)
@@ -244,7 +240,7 @@ def compare_trials(
     kk = int(min(base_n[both].min(), cand_n[both].min())) if both.any() else None
     alpha = float(1 - Fraction(str(confidence)))
     test = paired_item_differences_test(diffs, alpha) if ready else None
-    flaky = ((base_k > 0) & (base_k < base_n)) | ((cand_k > 0) & (cand_k < cand_n))
+    flaky_items = flaky(base_n, base_k, cand_n, cand_k).tolist()
     base = _version(baseline, base_n, base_k, kk)
     cand = _version(candidate, cand_n, cand_k, kk)
     plan = None
@@ -260,6 +256,6 @@ def compare_trials(
         test_method=test.method if test else None,
         baseline=base,
         candidate=cand,
-        flaky_ids=tuple(i for i, f in zip(item_ids, flaky.tolist(), strict=True) if f),
+        flaky_ids=tuple(i for i, f in zip(item_ids, flaky_items, strict=True) if f),
         plan=plan,
     )
