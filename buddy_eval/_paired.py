@@ -40,6 +40,7 @@ from .stats import (
     rate_interval,
     reading,
     required_paired_n_exact,
+    wilson_interval,
 )
 
 if TYPE_CHECKING:
@@ -451,13 +452,20 @@ class PairedComparison:
 
 
 def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> VersionRate:
-    """Wilson over the items with a result, of their mean rate (with one trial: ``passed / n``)."""
+    """Wilson over the items with a result, of their mean rate (with one trial: ``passed / n``).
+
+    With one trial the rates are 0 or 1 and the interval is the one-trial Wilson, computed
+    from the counts (exactly the same figures, without a Fraction per item).
+    """
     tried = n > 0
+    all_pass, observed = int(np.count_nonzero(tried & (k == n))), int(np.count_nonzero(tried))
+    if not trials:
+        ci = wilson_interval(all_pass, observed, settings.confidence)
+        return VersionRate(version, gate, all_pass, len(n), observed, ci)
     rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
-    mean = sum(rates, Fraction(0)) / len(rates) if rates and trials else None
-    all_pass = int(np.count_nonzero(tried & (k == n)))
+    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
     ci = rate_interval(rates, settings.confidence)
-    return VersionRate(version, gate, all_pass, len(n), len(rates), ci, mean)
+    return VersionRate(version, gate, all_pass, len(n), observed, ci, mean)
 
 
 def _compare_metric(
