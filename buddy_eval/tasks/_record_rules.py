@@ -315,6 +315,12 @@ class _Place(NamedTuple):
             self.fail(f"field {field!r} {problem}")
 
 
+def _plain_identifier(value) -> bool:
+    """A non-blank ASCII string with no control character: what nearly every id is."""
+    return (type(value) is str and value.isascii() and value.strip() != ""
+            and _CONTROL.search(value) is None)  # fmt: skip
+
+
 def _quoted(template: str, *values) -> str:
     """``template`` with each value as :func:`describe` shows it (a number as written)."""
     return template.format(*map(describe, values))
@@ -527,9 +533,14 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
     task_first: dict[str, int] = {}
     golden_first: dict[str, tuple[int, str]] = {}
     for position, record in enumerate(records, 1):
-        at = _Place(partial(_quoted, "record #{}", position), source)
-        at.expect_object(record, "task_id, golden_id, ...")
-        task_id = str(_field(record, "task_id", _TEXT_OR_INT, at, identifier=True))
+        # Plain ids and strings (nearly every record of a large run) are accepted at once;
+        # anything else goes through the rules, which word the message.
+        raw = record.get("task_id") if isinstance(record, dict) else None
+        if not _plain_identifier(raw):
+            at = _Place(partial(_quoted, "record #{}", position), source)
+            at.expect_object(record, "task_id, golden_id, ...")
+            raw = _field(record, "task_id", _TEXT_OR_INT, at, identifier=True)
+        task_id = str(raw)
         at = _Place(partial(_quoted, "record #{} (task_id {})", position, task_id), source)
         at.unique_keys(record)
         if task_first.setdefault(task_id, position) != position:
@@ -537,10 +548,11 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
                 f"duplicate task_id (first given in record #{task_first[task_id]}); "
                 "each task record may appear once"
             )
-        at.require(record, golden_id=_NON_EMPTY, status="a string")
-        golden_id = _field(record, "golden_id", _NON_EMPTY, at, identifier=True)
-        values = {"task_id": task_id, "golden_id": golden_id}
-        values["status"] = _field(record, "status", "a string", at)
+        golden_id, status = record.get("golden_id"), record.get("status")
+        if not (_plain_identifier(golden_id) and type(status) is str and status.isascii()):
+            at.require(record, golden_id=_NON_EMPTY, status="a string")
+            golden_id = _field(record, "golden_id", _NON_EMPTY, at, identifier=True)
+            status = _field(record, "status", "a string", at)
         first_position, first_task = golden_first.setdefault(golden_id, (position, task_id))
         if first_position != position:
             at.fail(
@@ -548,14 +560,15 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
                 f"(first: record #{first_position}, task_id {describe(first_task)}); a run may "
                 "hold one record per golden task"
             )
+        optional = []
         for field, rule in _OPTIONAL_RECORD_FIELDS:
             value = record.get(field)
-            # the values nearly every record holds are accepted at once (large runs)
             fine = value is None or (type(value) is int and 0 <= value <= INT64_MAX
                                      if rule is _COUNT_OR_NULL
                                      else type(value) is str and value.isascii())  # fmt: skip
-            values[field] = value if fine else _field(record, field, rule, at, required=False)
-        rows.append((label, *(values[field] for field in RECORD_FIELDS), position))
+            optional.append(value if fine else _field(record, field, rule, at, required=False))
+        model, *rest = optional
+        rows.append((label, task_id, golden_id, model, status, *rest, position))
     dtypes = {"run": pd.CategoricalDtype([label]), **_RECORD_DTYPES, "position": np.int64}
     return RunRecords(label=label, records=_frame(rows, dtypes), source=source)
 
