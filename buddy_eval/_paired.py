@@ -72,25 +72,36 @@ class Changes:
     metric : str
     rows : numpy.ndarray
         Golden rows of the metric's item type, in golden order.
-    baseline_present, candidate_present : numpy.ndarray of bool
-        That version has a result for the item.
     change : numpy.ndarray of int8
         Index into :attr:`labels`.
     counts : tuple of numpy.ndarray
         Trials and passing trials per item, baseline then candidate
         (``base_n, base_k, cand_n, cand_k``); with one result per item a
         trial is a result (0 or 1 of each).
-    trials : tuple of numpy.ndarray or None
-        :attr:`counts` with repeated trials, None without.
+    repeated : bool
+        The input has repeated trials.
     """
 
     metric: str
     rows: np.ndarray
-    baseline_present: np.ndarray
-    candidate_present: np.ndarray
     change: np.ndarray
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-    trials: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    repeated: bool = False
+
+    @property
+    def trials(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+        """:attr:`counts` with repeated trials, None without."""
+        return self.counts if self.repeated else None
+
+    @property
+    def baseline_present(self) -> np.ndarray:
+        """The baseline has a result (a trial) for the item."""
+        return self.counts[0] > 0
+
+    @property
+    def candidate_present(self) -> np.ndarray:
+        """The candidate has a result (a trial) for the item."""
+        return self.counts[2] > 0
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -115,10 +126,10 @@ def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
             passed = flags[metric].reshape(shape) & present
             counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
         change = item_rate_changes(*counts)
-        trials = counts if grid.trials is not None else None
-        if trials is None:  # no "mixed" with one trial: the one-trial labels' codes
+        repeated = grid.trials is not None
+        if not repeated:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, counts[0] > 0, counts[2] > 0, change, counts, trials))
+        out.append(Changes(metric, rows, change, counts, repeated))
     return tuple(out)
 
 
@@ -180,7 +191,7 @@ def changes_frame(changes: tuple[Changes, ...], item_ids) -> pd.DataFrame:
             ),
         }
     )
-    if not changes or changes[0].trials is None:
+    if not changes or not changes[0].repeated:
         return frame
     for version, k, n in (("baseline", base_k, base_n), ("candidate", cand_k, cand_n)):
         rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
@@ -530,7 +541,7 @@ def _compare_metric(
     if settings.margin is not None and measured:
         noninferior = bool(bound is not None and not math.isnan(bound) and bound > -settings.margin)
     baseline, candidate = (
-        _version_rate(label, c.counts[j], c.counts[j + 1], value, settings, trial is not None)
+        _version_rate(label, c.counts[j], c.counts[j + 1], value, settings, c.repeated)
         for j, label, value in zip((0, 2), labels, values, strict=True)
     )
     return MetricComparison(
