@@ -59,9 +59,7 @@ __all__ = [
     "format_source_table",
     "format_trial_summary",
     "metrics_table",
-    "plural",
     "source_table",
-    "table",
     "trial_summary",
 ]
 
@@ -124,19 +122,26 @@ class Collapsible:
         return self.summary
 
 
+#: ``collapsible(..., open=None)`` shows a table of up to this many rows open.
+OPEN_ROWS = 15
+
+
 def collapsible(
     frame: pd.DataFrame,
     title: str,
     *,
-    open: bool = False,  # noqa: A002
+    open: bool | None = False,  # noqa: A002
     index: bool = False,
     na_rep: str = "<NA>",
 ) -> Collapsible:
     """Wrap ``frame`` in a :class:`Collapsible` (every row, in a ``<details>`` section).
 
-    ``na_rep`` is how every missing cell reads (pandas' NA, None and NaN alike).
+    ``open=None`` opens a short table (:data:`OPEN_ROWS` rows or fewer) and
+    collapses a longer one. ``na_rep`` is how every missing cell reads
+    (pandas' NA, None and NaN alike).
     """
-    return Collapsible(frame, title, open=open, index=index, na_rep=na_rep)
+    shown = len(frame) <= OPEN_ROWS if open is None else open
+    return Collapsible(frame, title, open=shown, index=index, na_rep=na_rep)
 
 
 def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
@@ -444,19 +449,6 @@ def evaluation_html(evaluation) -> str:
         "<li>Items that changed (missing: no result in a version, never paired): "
         f"{'; '.join(flipped)}</li>{warnings}</ul></div>"
     )
-
-
-#: Tables up to this many rows show open; longer ones are collapsed with their row count.
-OPEN_ROWS = 15
-
-
-def table(frame: pd.DataFrame, title: str) -> Collapsible:
-    """A :class:`Collapsible` that is open when short (:data:`OPEN_ROWS` rows or fewer).
-
-    No index is shown (so no index-name header row), and missing cells read
-    ``-``.
-    """
-    return collapsible(frame, title, open=len(frame) <= OPEN_ROWS, na_rep="-")
 
 
 def _p_cell(p, alpha: float) -> str:

@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InputError
-from ._notebook_views import plural
 from ._plot_base import (
     GAIN_COLOR,
     LOSS_COLOR,
@@ -44,7 +43,7 @@ from ._plot_base import (
     place_legend,
 )
 from ._vocabulary import ITEM_TYPE_OF, RATE_METRICS
-from .formatting import format_fraction, format_id_list
+from .formatting import format_count, format_fraction, format_id_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.artist import Artist
@@ -191,7 +190,7 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
     for j, (version, side) in enumerate(zip((ev.baseline, ev.candidate), _SIDES, strict=True)):
         # golden items with no result for this version: one metric per item type
         missing = sum(getattr(ev.paired[m], side).missing for m in _ONE_METRIC_PER_TYPE)
-        notes = [plural(ev.paired.violations[j].violations, "violation")]
+        notes = [format_count(ev.paired.violations[j].violations, "violation")]
         notes += [f"{missing} missing"] if missing else []
         handles.append(Patch(color=VERSION_COLORS[j], label=f"{version} ({', '.join(notes)})"))
         for i, metric in enumerate(RATE_METRICS):

@@ -28,7 +28,6 @@ from buddy_eval._notebook_views import (
     format_trial_summary,
     metrics_table,
     source_table,
-    table,
 )
 from buddy_eval._plotting import item_grid_outcomes
 from buddy_eval.formatting import format_diff, format_interval
@@ -373,8 +372,8 @@ def test_decision_summary_of_a_release_names_unmeasured_metrics():
 
 
 def test_long_tables_are_collapsed_with_their_row_count():
-    short = table(pd.DataFrame({"a": [1, None]}), "Short")
-    long = table(pd.DataFrame({"a": range(40)}), "Long")
+    short = be.collapsible(pd.DataFrame({"a": [1, None]}), "Short", open=None, na_rep="-")
+    long = be.collapsible(pd.DataFrame({"a": range(40)}), "Long", open=None, na_rep="-")
     assert " open>" in short._repr_html_() and "Long (40 rows)" in long._repr_html_()
     assert " open" not in long._repr_html_().split(">")[0]
     assert "<NA>" not in short._repr_html_() and "<td>-</td>" in short._repr_html_()
