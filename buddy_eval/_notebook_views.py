@@ -563,6 +563,7 @@ def source_table(evaluation) -> pd.DataFrame:
     rates = {metric: _item_rates(changes[metric]) for metric in _SOURCE_METRICS}
     sources = evaluation.data.golden_columns.required_source.to_pylist()
     answer = changes["correctness"]
+    present = (answer.baseline_present.tolist(), answer.candidate_present.tolist())
     positions: dict[str, list[int]] = {}  # source -> its items' places among the ANSWER items
     for position, row in enumerate(answer.rows.tolist()):
         positions.setdefault(sources[row], []).append(position)
@@ -573,8 +574,7 @@ def source_table(evaluation) -> pd.DataFrame:
         for metric in _SOURCE_METRICS:
             b, c = (sum((rate[k] for k in at), Fraction(0)) / len(at) for rate in rates[metric])
             exact[source][metric] = (b, c, c - b)
-        missing = [sum(not present[k] for k in at)
-                   for present in (answer.baseline_present, answer.candidate_present)]  # fmt: skip
+        missing = [sum(not has[k] for k in at) for has in present]
         figures = [float(v) for metric in _SOURCE_METRICS for v in exact[source][metric]]
         rows.append([source, len(at), *missing, *figures])
     rows.sort(key=lambda r: (min(v[2] for v in exact[str(r[0])].values()), str(r[0])))
