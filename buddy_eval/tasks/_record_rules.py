@@ -342,9 +342,7 @@ _RULES = {
     _TEXT_OR_INT: lambda v: _non_empty(v) or (_is_int(v) and abs(int(v)) < 10**MAX_NUMBER_CHARS),
     "a string": lambda v: isinstance(v, str),
     _TEXT_OR_NULL: lambda v: v is None or isinstance(v, str),
-    # (the exact-type test first: it answers for nearly every value, and cheaply)
-    _COUNT_OR_NULL: lambda v: v is None or (type(v) is int and 0 <= v <= INT64_MAX)
-    or _count(v) is not None,
+    _COUNT_OR_NULL: lambda v: v is None or _count(v) is not None,
     _CHECK_LIST: lambda v: isinstance(v, list) and len(v) > 0,
     _ONE_OF_TYPES: lambda v: isinstance(v, str) and v in CHECK_TYPES,
 }
@@ -367,7 +365,7 @@ def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, requi
         value = None
     if not _RULES[rule](value):
         at.fail(f"field {field!r} must be {rule}, {_got(value)}")
-    if isinstance(value, str) and (identifier or not value.isascii()):
+    if isinstance(value, str):
         at.check_text(value, field, identifier)
     return value
 
