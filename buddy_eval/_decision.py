@@ -196,6 +196,7 @@ def decide(
     noninferior: Mapping[str, bool | None] | None = None,
     margin: float | None = None,
     bounds: Mapping[str, float | None] | None = None,
+    shared: Counts | None = None,
 ) -> Decision:
     """Decide whether ``candidate`` may replace ``baseline``.
 
@@ -223,6 +224,11 @@ def decide(
     bounds : mapping, optional
         Per rate metric, the lower confidence bound the non-inferiority
         reading used (kept on the check for the views).
+    shared : Counts, optional
+        Both versions' counts over the items they are compared on (a live
+        baseline measured on fewer items): the regression checks read
+        these, the thresholds and violations the candidate's full counts.
+        None: ``metrics`` for both.
 
     Returns
     -------
@@ -246,6 +252,8 @@ def decide(
         )
     violations = int(new["violations"] or 0)
     checks.append(Check("violations", "violations", violations, 0, blocks=violations > 0))
+    if shared is not None:
+        old, new = exact_values(shared, baseline), exact_values(shared, candidate)
     for m in RATE_METRICS:
         new_value, old_value = new[m], old[m]
         measured = new_value is not None and old_value is not None

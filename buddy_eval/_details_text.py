@@ -210,4 +210,8 @@ def details(evaluation) -> str:
     str
         See :func:`format_details`.
     """
-    return format_details(evaluation.paired)
+    from ._coverage import coverage_lines
+
+    head = coverage_lines(evaluation)
+    text = format_details(evaluation.paired)
+    return "\n".join(head) + "\n\n" + text if head else text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ._loading import InputSource
     from ._paired import PairedComparison
 
-__all__ = ["Evaluation", "evaluate", "report"]
+__all__ = ["BaselineScope", "Evaluation", "evaluate", "report"]
 
 MAX_LISTED_MISSING = 10
 
@@ -55,6 +56,18 @@ class Evaluation:
         Unknown result ids, golden items with no result for the baseline or
         the candidate, and (repeated trials) a compared version whose items
         have unequal trial counts.
+    scope : BaselineScope or None
+        Where the baseline's results come from and which items it is
+        compared on (a live baseline read from a ledger); None for an input
+        that holds both versions.
+    shared : numpy.ndarray or None
+        The golden items the baseline is compared on (a boolean mask in
+        golden order), or None for every item. A live baseline read from a
+        ledger holds results only for the items it was measured on: its
+        figures, the regression checks and every paired statistic cover
+        these items, while the candidate's figures, its thresholds and its
+        violations cover the whole golden set. With None a golden item with
+        no result counts as failed for either version.
 
     Notes
     -----
@@ -72,6 +85,8 @@ class Evaluation:
         baseline: str = "OLD",
         candidate: str = "NEW",
         settings: Settings | None = None,
+        *,
+        scope: BaselineScope | None = None,
     ) -> None:
         if not isinstance(data, EvalInput):
             raise InputError(
@@ -91,8 +106,15 @@ class Evaluation:
         self.candidate = candidate
         # The gate scores the two compared versions only, so many other labels
         # cost nothing until someone asks for every version's items.
+        self.scope = scope
+        self.shared = None if scope is None else _shared_mask(scope.items, len(data.golden_columns))
         self._grid = score_grid(data, [baseline, candidate])
-        self._counts = grid_counts(self._grid)
+        full = grid_counts(self._grid)
+        if self.shared is None:
+            self._counts = self._shared_counts = full
+        else:
+            self._shared_counts = grid_counts(self._grid, self.shared)
+            self._counts = _baseline_then_candidate(self._shared_counts, full)
         if self.settings.rule == "noninferiority":
             shown = {m.metric: m.noninferior for m in self.paired.metrics}
             self.decision: Decision = decide(
@@ -103,9 +125,12 @@ class Evaluation:
                 noninferior=shown,
                 margin=self.settings.margin,
                 bounds={m.metric: m.noninferiority_bound for m in self.paired.metrics},
+                shared=self._compared_only,
             )
         else:
-            self.decision = decide(self._counts, data.thresholds, baseline, candidate)
+            self.decision = decide(
+                self._counts, data.thresholds, baseline, candidate, shared=self._compared_only
+            )
         self.warnings = data.warnings + self._missing_warnings()
 
     @cached_property
@@ -130,6 +155,24 @@ class Evaluation:
             version: {"trials": int(row.sum()), "items_with_a_trial": int((row > 0).sum())}
             for version, row in zip((self.baseline, self.candidate), trials, strict=True)
         }
+
+    @property
+    def _compared_only(self) -> Counts | None:
+        return None if self.shared is None else self._shared_counts
+
+    @property
+    def shared_counts(self) -> Counts:
+        """Both versions' exact counts over the :attr:`shared` items (what the regression
+        checks and the paired statistics compare); :attr:`compared_counts` without a
+        live baseline."""
+        return self._shared_counts
+
+    def not_compared_ids(self) -> list[str]:
+        """Golden items outside :attr:`shared`, in golden order (none without a live baseline)."""
+        if self.shared is None:
+            return []
+        outside = np.flatnonzero(~self.shared)
+        return self.data.golden_columns.item_id.take(pa.array(outside, pa.int64())).to_pylist()
 
     @property
     def compared_counts(self) -> Counts:
@@ -169,7 +212,7 @@ class Evaluation:
     def _changes(self):
         from ._paired import metric_changes
 
-        return metric_changes(self._grid, self.data.golden_columns.is_answer)
+        return metric_changes(self._grid, self.data.golden_columns.is_answer, self.shared)
 
     def item_changes(self) -> pd.DataFrame:
         """Per (metric, item) change between the versions (see :func:`buddy_eval.item_changes`).
@@ -196,11 +239,12 @@ class Evaluation:
             k = METRICS.index("violations")
             observed = self._counts.denominator[row, k] - self._counts.missing[row, k]
             violations.append((int(self._counts.numerator[row, k]), int(observed)))
+        shared = self._shared_counts
         return compare_versions(
             self._changes,
             self.data.golden_columns.item_id,
-            self.values(self.baseline),
-            self.values(self.candidate),
+            shared.values(self.baseline),
+            shared.values(self.candidate),
             (violations[0], violations[1]),
             self.baseline,
             self.candidate,
@@ -238,6 +282,13 @@ class Evaluation:
             self.decision,
         )
 
+    def coverage(self) -> str:
+        """Which golden items each figure covers, when the baseline is compared on fewer
+        items (a live baseline); empty otherwise. ``--details`` starts with it."""
+        from ._coverage import coverage_lines
+
+        return "\n".join(coverage_lines(self))
+
     def details(self) -> str:
         """The statistics section of ``--details``: paired tests, intervals, readiness, trials."""
         from ._details_text import format_details
@@ -254,15 +305,22 @@ class Evaluation:
     def missing_ids(self, version: str) -> list[str]:
         """Golden items with no result for the baseline or the candidate, in golden order."""
         position = (self.baseline, self.candidate).index(version)
-        missing = np.flatnonzero(self._grid.row_of[position] < 0)
+        missing = np.flatnonzero(self._missing(position))
         return self.data.golden_columns.item_id.take(pa.array(missing, pa.int64())).to_pylist()
+
+    def _missing(self, position: int) -> np.ndarray:
+        """Per golden item: no result for the version, where it is expected to have one."""
+        missing = self._grid.row_of[position] < 0
+        if position == 0 and self.shared is not None:
+            missing = missing & self.shared
+        return missing
 
     def _missing_warnings(self) -> tuple[str, ...]:
         warnings = []
         golden = self.data.golden_columns
         # The baseline and the candidate are the grid's first two versions.
         for position, version in enumerate((self.baseline, self.candidate)):
-            missing = np.flatnonzero(self._grid.row_of[position] < 0)
+            missing = np.flatnonzero(self._missing(position))
             listed = missing[:MAX_LISTED_MISSING]
             lines = golden.line[listed].tolist()
             ids = golden.item_id.take(pa.array(listed, pa.int64())).to_pylist()
@@ -316,6 +374,58 @@ class Evaluation:
         return f"{head}\n{self.report()}"
 
 
+@dataclass(frozen=True)
+class BaselineScope:
+    """Which golden items a baseline is compared on, and why the others are not.
+
+    Attributes
+    ----------
+    items : numpy.ndarray
+        Per golden item (golden order): the baseline holds a result for it
+        on this very item (same fingerprint), so it is compared.
+    not_compared : dict of str to tuple of str
+        The other items by why: ``added`` (new since the baseline was
+        measured), ``changed`` (edited since), ``no result`` (never measured).
+    source : str
+        Where the baseline's results come from, in words.
+    hint : str or None
+        How to compare the items not compared.
+    """
+
+    items: np.ndarray
+    not_compared: dict
+    source: str
+    hint: str | None = None
+
+
+def _shared_mask(shared, n_items: int) -> np.ndarray | None:
+    mask = np.asarray(shared)
+    if mask.dtype != bool or mask.shape != (n_items,):
+        raise InputError(
+            f"the compared items must be a boolean mask over the {n_items} golden items, got "
+            f"{mask.dtype} of shape {mask.shape}"
+        )
+    return mask.copy()
+
+
+def _baseline_then_candidate(baseline: Counts, candidate: Counts) -> Counts:
+    """The baseline's row of one :class:`Counts` and the candidate's row of another."""
+
+    def rows(a, b):
+        if a is None or b is None:
+            return None
+        dtype = object if object in (a.dtype, b.dtype) else a.dtype
+        return np.stack([a[0], b[1]]).astype(dtype)
+
+    return Counts(
+        baseline.versions,
+        rows(baseline.numerator, candidate.numerator),
+        rows(baseline.denominator, candidate.denominator),
+        rows(baseline.missing, candidate.missing),
+        rows(baseline.scale, candidate.scale),
+    )
+
+
 def evaluate(
     data: InputSource,
     baseline: str = "OLD",
@@ -323,6 +433,7 @@ def evaluate(
     settings: Settings | None = None,
     *,
     trials: bool = False,
+    scope: BaselineScope | None = None,
 ) -> Evaluation:
     """Score every version and decide whether ``candidate`` may replace ``baseline``.
 
@@ -337,6 +448,9 @@ def evaluate(
         Version labels to compare (default ``OLD`` and ``NEW``).
     settings : Settings, optional
         How the paired statistics are computed (default :class:`Settings()`).
+    scope : BaselineScope, optional
+        The items the baseline is compared on (a live baseline read from a
+        ledger, see :func:`buddy_eval.ledger.live_baseline`); default: every item.
 
     Returns
     -------
@@ -347,7 +461,7 @@ def evaluate(
     InputError
         For an invalid input, or when either label has no result line.
     """
-    return Evaluation(load(data, trials=trials), baseline, candidate, settings)
+    return Evaluation(load(data, trials=trials), baseline, candidate, settings, scope=scope)
 
 
 def report(source: InputSource, baseline: str = "OLD", candidate: str = "NEW") -> Report:

@@ -80,6 +80,7 @@ import math
 from dataclasses import asdict
 from fractions import Fraction
 
+from ._coverage import coverage_record
 from ._paired import readiness_note
 from ._thresholds import decimal_text
 from ._vocabulary import MISSING_COUNTS_AS_FAILED
@@ -228,7 +229,9 @@ def json_report(evaluation) -> dict:
         Keys ``format_version``, ``source``, ``baseline``, ``candidate``,
         ``settings``, ``missing_policy``, ``thresholds``, ``versions``,
         ``decision``, ``comparison``, ``violation_upper_bound``,
-        ``violation_upper_bounds``, ``missing``, ``trials`` and ``warnings``,
+        ``violation_upper_bounds``, ``missing``, ``trials`` and ``warnings``
+        (and ``compared`` when the baseline is compared on fewer items: a live
+        baseline),
         laid out and formatted as the module docstring says. Every value is a
         str, int, float, bool, None, list or dict, and no float is NaN, so
         ``json.dumps(..., allow_nan=False)`` accepts it.
@@ -244,7 +247,7 @@ def json_report(evaluation) -> dict:
             rate = (m.baseline, m.candidate)[j]
             entry[m.metric] = {
                 **dict(zip(("numerator", "denominator"), parts[m.metric], strict=True)),
-                **_with_exact("value", rate.gate, "exact"),
+                **_with_exact("value", evaluation.values(label)[m.metric], "exact"),
                 "observed": rate.observed,
                 "observed_passed": rate.passed,
                 "ci": _interval(rate.ci),
@@ -287,7 +290,7 @@ def json_report(evaluation) -> dict:
         "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
         "trials": evaluation.trials_per_version,
         "warnings": list(evaluation.warnings),
-    }
+    } | ({"compared": compared} if (compared := coverage_record(evaluation)) else {})
 
 
 def dumps(report: dict) -> str:

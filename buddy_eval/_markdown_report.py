@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ._coverage import coverage_lines
 from ._errors import QUOTE_LIMIT
 from ._paired import readiness_note
 from .formatting import (
@@ -113,12 +114,17 @@ def markdown_report(evaluation: Evaluation) -> str:
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
     lines += ["", f"Input {source}{trials if evaluation.has_trials else ''}.", ""]
     rates = []
+    printed = evaluation.values(evaluation.baseline), evaluation.values(evaluation.candidate)
     for m in paired.metrics:
-        figures = (m.baseline.gate, m.candidate.gate, getattr(evaluation.thresholds, m.metric))
+        figures = (printed[0][m.metric], printed[1][m.metric],
+                   getattr(evaluation.thresholds, m.metric))  # fmt: skip
         rates.append([m.metric, *map(format_rate, figures), decision.status(m.metric, m.measured)])
     violations = [str(bound.violations) for bound in paired.violations]
     rates.append(["violations", *violations, "0", decision.status("violations")])
     lines += _table(["metric", b, c, "threshold", "status"], rates)
+    coverage = coverage_lines(evaluation)
+    if coverage:
+        lines += ["", *(f"- {markdown_escape(line.strip(), limit=1000)}" for line in coverage)]
     lines += ["", "### Changed items", ""]
     for m in paired.metrics:
         parts = [

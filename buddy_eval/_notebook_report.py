@@ -101,6 +101,9 @@ def render_report(
     trials: bool = False,
     content: bytes | None = None,
     ledger: str | None = None,
+    evaluation=None,
+    settings=None,
+    live: bool = False,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
 
@@ -150,6 +153,15 @@ def render_report(
     ledger : str, optional
         An absolute path to a release ledger: the report ends with its
         history (injected as ``ledger_path``).
+    evaluation : Evaluation, optional
+        The evaluation the banner shows (the command line's own); default:
+        evaluated here from the input with ``settings``.
+    settings : Settings, optional
+        The rule, margin and paired-item minimum, injected as ``rule``,
+        ``margin`` and ``min_paired`` when they differ from the defaults.
+    live : bool
+        The baseline is the live version of ``ledger`` (injected as
+        ``live_baseline``).
 
     Returns
     -------
@@ -191,13 +203,23 @@ def render_report(
 
     from ._evaluation import evaluate
     from ._loading import load
+    from ._paired_settings import Settings
 
+    settings = Settings.check(settings)
     if content is None:
         content = read_input_bytes(input_path)
-    stream = io.BytesIO(content)
-    stream.name = str(input_path)  # errors name the file as the user gave it
-    evaluation = evaluate(load(stream, trials=trials), baseline, candidate)
+    if evaluation is None:
+        stream = io.BytesIO(content)
+        stream.name = str(input_path)  # errors name the file as the user gave it
+        evaluation = evaluate(load(stream, trials=trials), baseline, candidate, settings)
     name = Path(input_path).name
+    defaults = Settings()
+    # Only what differs from the defaults: another --notebook need not know these.
+    rule = {
+        key: getattr(settings, key)
+        for key in ("rule", "margin", "min_paired")
+        if getattr(settings, key) != getattr(defaults, key)
+    }
 
     with tempfile.TemporaryDirectory(prefix="buddy-eval-report-") as folder:
         (Path(folder) / name).write_bytes(content)
@@ -208,7 +230,9 @@ def render_report(
                 # trials only when asked for: another --notebook need not know it
                 parameters={"input_path": name, "baseline": baseline, "candidate": candidate}
                 | ({"trials": True} if trials else {})
-                | ({"ledger_path": ledger} if ledger else {}),
+                | ({"ledger_path": ledger} if ledger else {})
+                | ({"live_baseline": True} if live else {})
+                | rule,
                 cwd=folder,
                 progress_bar=False,
                 request_save_on_cell_execute=False,

@@ -109,14 +109,22 @@ class Changes:
         return CHANGES if self.trials is None else TRIAL_CHANGES
 
 
-def metric_changes(grid, golden_is_answer: np.ndarray) -> tuple[Changes, ...]:
-    """Classify every (metric, item) of a scored grid whose first two versions are compared."""
+def metric_changes(
+    grid, golden_is_answer: np.ndarray, items: np.ndarray | None = None
+) -> tuple[Changes, ...]:
+    """Classify every (metric, item) of a scored grid whose first two versions are compared.
+
+    ``items`` (a boolean mask over the golden items) keeps the comparison to
+    those items; None compares every item.
+    """
     flags = grid.flags()
     shape = grid.row_of.shape  # (versions, items), also when there is no item
     present = grid.present.reshape(shape)
     out = []
     for metric in RATE_METRICS:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
+        if items is not None:
+            wanted = wanted & items
         rows = np.flatnonzero(wanted)
         if grid.trials is not None:
             n, k = grid.trials.reshape(shape), grid.passes[metric].reshape(shape)

@@ -73,6 +73,9 @@ class Grid:
     passes : dict of str to numpy.ndarray, or None
         Repeated trials only: per metric, per cell, the trials counting in the
         metric's numerator (for violations: trials answered).
+    passes_all : numpy.ndarray or None
+        Repeated trials only: per cell, the trials passing every check of the
+        item's type at once (ANSWER: correct and cited; REFUSE: refused).
     """
 
     versions: list[str]
@@ -84,11 +87,22 @@ class Grid:
     missed_keywords: pa.Array
     trials: np.ndarray | None = None
     passes: dict[str, np.ndarray] | None = None
+    passes_all: np.ndarray | None = None
 
     @property
     def present(self) -> np.ndarray:
         """Per cell: the version has a result for the item."""
         return self.row_of.ravel() >= 0
+
+    def item_trials(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per cell: its trials (0: no result) and the trials passing every check of its type."""
+        if self.trials is not None and self.passes_all is not None:
+            return self.trials, self.passes_all
+        flags = self.flags()
+        passed = np.where(
+            self.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
+        )
+        return self.present.astype(np.int64), passed.astype(np.int64)
 
     def flags(self) -> dict[str, np.ndarray]:
         """Per metric, the cells that count in its numerator."""
@@ -168,6 +182,7 @@ def _score_trials(
     n_missed = np.zeros(n_cells, dtype=np.int64)
     trials = np.zeros(n_cells, dtype=np.int64)
     passes = {metric: np.zeros(n_cells, dtype=np.int64) for metric in METRICS}
+    passes_all = np.zeros(n_cells, dtype=np.int64)
     missed_cells: list[np.ndarray] = []
     missed_kws: list[np.ndarray] = []
     trial = join.trial
@@ -201,7 +216,11 @@ def _score_trials(
         trials += np.bincount(cells, minlength=n_cells)
         for metric, flag in flags.items():
             passes[metric] += np.bincount(cells[flag], minlength=n_cells)
-        del flags
+        every = np.where(
+            row_answer, flags["correctness"] & flags["citation"], flags["refusal"]
+        )
+        passes_all += np.bincount(cells[every], minlength=n_cells)
+        del flags, every
 
         # The first trials fill the grid's cells.
         is_first = trial[rows] == 0
@@ -228,6 +247,7 @@ def _score_trials(
         missed,
         trials,
         passes,
+        passes_all,
     )
 
 
@@ -616,29 +636,43 @@ def _counts(versions, count, flags: dict, is_answer: np.ndarray, missing: np.nda
     numerator, denominator, missed = [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
-        numerator.append(count(flags[metric]))
+        numerator.append(count(flags[metric] & applies))
         denominator.append(count(applies))
         missed.append(count(applies & missing))
     stack = [np.stack(x, axis=1).astype(np.int64) for x in (numerator, denominator, missed)]
     return Counts(tuple(versions), *stack)
 
 
-def grid_counts(grid: Grid) -> Counts:
-    """The :class:`Counts` of every version on the grid."""
+def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
+    """The :class:`Counts` of every version on the grid.
+
+    ``items`` (a boolean mask over the golden items) restricts every count to
+    those items: what is counted of the others is nothing, not a failure.
+    """
     n_versions, n_items = grid.row_of.shape
+    is_answer = grid.is_answer
+    if items is not None:
+        # An item outside ``items`` is of neither type: no metric counts it.
+        inside = np.tile(np.asarray(items, dtype=bool), n_versions)
+        is_answer = np.where(inside, is_answer, False)
+        outside = ~inside
+    else:
+        outside = None
 
     def count(mask: np.ndarray) -> np.ndarray:
+        if outside is not None:
+            mask = mask & ~outside
         return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
 
     if grid.trials is None:
-        return _counts(grid.versions, count, grid.flags(), grid.is_answer, ~grid.present)
-    return _trial_counts(grid, count)
+        return _counts(grid.versions, count, grid.flags(), is_answer, ~grid.present)
+    return _trial_counts(grid, count, is_answer, outside)
 
 
 _INT64_SAFE = 2**62
 
 
-def _trial_counts(grid: Grid, count) -> Counts:
+def _trial_counts(grid: Grid, count, is_answer: np.ndarray, outside: np.ndarray | None) -> Counts:
     """:class:`Counts` of a grid with repeated trials (see :attr:`Counts.scale`).
 
     Per (version, metric) the cells are grouped by their trial count (a few
@@ -653,7 +687,9 @@ def _trial_counts(grid: Grid, count) -> Counts:
     span = int(trials.max(initial=0)) + 1
     numerator, denominator, missed, scale = [], [], [], []
     for metric in METRICS:
-        applies = grid.is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~grid.is_answer
+        applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
+        if outside is not None:
+            applies = applies & ~outside
         denominator.append(count(applies))
         missed.append(count(applies & missing))
         if metric == "violations":

@@ -28,6 +28,9 @@ REFUSAL = "Y I cannot help with graded work"
 EDITED = ("j10", "garbage collection")  # the item edited in the grown golden set
 ADDED = "j99 ANSWER L10 immutable,final"
 ADDED_RESULT = "j99 L10 N An immutable object is declared final"
+BY = "release-bot"  # who records: set, so the sample is the same wherever it is built
+# The CI run a recording would take from the environment: left out, for the same reason.
+CI_VARIABLES = ("GITHUB_ACTIONS", "GITLAB_CI")
 
 
 def _sections() -> tuple[list[str], dict[str, dict[str, str]]]:
@@ -54,7 +57,7 @@ def build(path: str | os.PathLike[str]) -> Path:
     from buddy_eval._cli import main
 
     path = Path(path)
-    for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+    for leftover in (path, Path(f"{path}-journal")):
         leftover.unlink(missing_ok=True)
     head, sample = _sections()
     old, new = sample["OLD"], sample["NEW"]
@@ -100,20 +103,21 @@ def build(path: str | os.PathLike[str]) -> Path:
         source = folder / name
         source.write_text(text, encoding="utf-8")
         try:
-            _run(main, [str(source), "--ledger", str(path), *args])
+            _run(main, [str(source), "--ledger", str(path), "--by", BY, *args])
         finally:
             source.unlink()
         for after, release in releases:
             if after == k:
-                _run(main, ["ledger", "release", *release, "--ledger", str(path)])
+                _run(main, ["ledger", "release", *release, "--ledger", str(path), "--by", BY])
     source = folder / "v5.txt"
     source.write_text(_text(grown, {"v5": v5}), encoding="utf-8")
     try:
         _run(main, [str(source), "--ledger", str(path), "--baseline", "live", "--candidate",
-                    "v5", "--date", "2026-02-15"])  # fmt: skip
+                    "v5", "--date", "2026-02-15", "--by", BY])  # fmt: skip
     finally:
         source.unlink()
-    _run(main, ["ledger", "release", "v5", "--date", "2026-02-16", "--ledger", str(path)])
+    _run(main, ["ledger", "release", "v5", "--date", "2026-02-16", "--ledger", str(path),
+                "--by", BY])
     return path
 
 
@@ -122,8 +126,12 @@ def _run(main, argv: list[str]) -> None:
     import contextlib
     import io
 
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        status = main(argv)
+    saved = {k: os.environ.pop(k) for k in CI_VARIABLES if k in os.environ}
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = main(argv)
+    finally:
+        os.environ.update(saved)
     if status not in (0, 1):
         raise SystemExit(f"buddy-eval {' '.join(argv)} ended with status {status}")
 

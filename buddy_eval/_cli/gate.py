@@ -21,6 +21,7 @@ from .output import (
     ArgumentParser,
     add_ci_file_arguments,
     add_label_arguments,
+    add_rule_arguments,
     check_ci_outputs,
     error,
     warn,
@@ -116,31 +117,7 @@ def parser() -> argparse.ArgumentParser:
         "GitHub-flavoured summary (verdict, metrics, changed items, statistics)",
     )
     add_ci_file_arguments(parser, "check of the decision and per golden item")
-    parser.add_argument(
-        "--min-paired",
-        type=_positive_int,
-        default=20,
-        metavar="N",
-        help="paired items a metric needs before a p-value and a difference interval are "
-        "computed (default: 20)",
-    )
-    parser.add_argument(
-        "--margin",
-        type=_margin,
-        default=None,
-        metavar="M",
-        help="non-inferiority margin (e.g. 0.02): --details and json add, per metric, a "
-        "one-sided lower confidence bound on the paired difference and whether the "
-        "candidate is within M of the baseline",
-    )
-    parser.add_argument(
-        "--rule",
-        choices=("exact", "noninferiority"),
-        default="exact",
-        help="exact (default): a regression is a rate lower than the baseline's, exactly; "
-        "noninferiority: a regression is a metric not shown non-inferior within --margin "
-        "(thresholds and violations decide as always)",
-    )
+    add_rule_arguments(parser)
     add_ledger_arguments(parser)
     return parser
 
@@ -155,26 +132,6 @@ def _junit(evaluation) -> str:
     from .._junit_report import junit_report
 
     return junit_report(evaluation)
-
-
-def _margin(text: str) -> float:
-    allowed = set("0123456789.")
-    if not text or len(text) > 20 or not set(text) <= allowed or text.count(".") > 1:
-        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
-    value = float(text) if text != "." else -1.0
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
 
 
 class _HidePandas(MetaPathFinder):
@@ -213,7 +170,6 @@ def run(argv: list[str], lean: bool = False) -> int:
         When the report cannot be written.
     """
     args = parser().parse_args(argv)
-    from .._evaluation import evaluate
     from .._paired_settings import Settings
 
     if args.input == "-" and sys.stdin is None:
@@ -239,8 +195,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             and not (args.markdown or args.junit)
         )
         with _without_pandas(lean and plain):
-            source, baseline = recorder.gate_input(args)  # --baseline live: from the ledger
-            evaluation = evaluate(source, baseline, args.candidate, settings, trials=args.trials)
+            evaluation = recorder.evaluate(args, settings)  # --baseline live: from the ledger
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":

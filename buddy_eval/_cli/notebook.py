@@ -22,6 +22,7 @@ from .output import (
     PROG,
     ArgumentParser,
     add_label_arguments,
+    add_rule_arguments,
     check_output_path,
     quiet_stderr,
     warn,
@@ -86,8 +87,12 @@ def parser() -> argparse.ArgumentParser:
         "--ledger",
         metavar="PATH",
         default=None,
-        help="end the report with the release history of this ledger (see buddy-eval history)",
+        help="end the report with the release history of this ledger (see buddy-eval "
+        "history); with --baseline live, the baseline is its live version, compared on the "
+        "items it holds a result for (as the gate does). A history notebook given with "
+        "--notebook shows this ledger",
     )
+    add_rule_arguments(parser)
     parser.add_argument(
         "--notebook",
         metavar="PATH",
@@ -111,6 +116,7 @@ def run(argv: list[str]) -> int:
     from .._evaluation import evaluate
     from .._loading import load
     from .._notebook_report import read_notebook, render_report
+    from .._paired_settings import Settings
     from .._parsing import read_input_bytes
 
     output = Path(args.output)
@@ -127,20 +133,38 @@ def run(argv: list[str]) -> int:
     notebook = None if args.notebook is None else read_notebook(args.notebook)
     ledger = None
     if args.ledger is not None:
-        from ..ledger._schema import connect
+        from ..ledger._schema import check_path
 
-        connect(args.ledger).close()  # refused here (status 2) unless it is a ledger
+        if not os.path.lexists(args.ledger):
+            raise InputError("no ledger here; record an evaluation first", source=args.ledger)
+        check_path(args.ledger)  # refused here (status 2) unless it is a ledger
         ledger = os.path.abspath(args.ledger)
+    live = args.baseline == "live" and ledger is not None
+    settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
     content = read_input_bytes(args.input)
     stream = io.BytesIO(content)
     stream.name = args.input  # messages name the file as the user gave it
-    evaluation = evaluate(load(stream, trials=args.trials), args.baseline, args.candidate)
+    if live:
+        from ..ledger._live import evaluate_live
+
+        evaluation, found = evaluate_live(
+            ledger, stream, args.candidate, settings, trials=args.trials
+        )
+        baseline = found.label
+    else:
+        evaluation = evaluate(
+            load(stream, trials=args.trials), args.baseline, args.candidate, settings
+        )
+        baseline = args.baseline
     warn(evaluation.warnings)
     with quiet_stderr():
         html = render_report(
             args.input,
-            args.baseline,
+            baseline,
             args.candidate,
+            evaluation=evaluation,
+            settings=settings,
+            live=live,
             notebook=notebook,
             with_code=args.with_code,
             date=args.date,

@@ -83,6 +83,56 @@ def add_label_arguments(parser) -> None:
     )
 
 
+def add_rule_arguments(parser) -> None:
+    """``--min-paired``, ``--margin`` and ``--rule``: how a regression is decided, declared once
+    for every subcommand that renders an evaluation."""
+    parser.add_argument(
+        "--min-paired",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="paired items a metric needs before a p-value and a difference interval are "
+        "computed (default: 20)",
+    )
+    parser.add_argument(
+        "--margin",
+        type=_margin,
+        default=None,
+        metavar="M",
+        help="non-inferiority margin (e.g. 0.02): --details and json add, per metric, a "
+        "one-sided lower confidence bound on the paired difference and whether the "
+        "candidate is within M of the baseline",
+    )
+    parser.add_argument(
+        "--rule",
+        choices=("exact", "noninferiority"),
+        default="exact",
+        help="exact (default): a regression is a rate lower than the baseline's, exactly; "
+        "noninferiority: a regression is a metric not shown non-inferior within --margin "
+        "(thresholds and violations decide as always)",
+    )
+
+
+def _margin(text: str) -> float:
+    allowed = set("0123456789.")
+    if not text or len(text) > 20 or not set(text) <= allowed or text.count(".") > 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    value = float(text) if text != "." else -1.0
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a decimal in [0, 1) such as 0.02, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
 def add_ci_file_arguments(parser, cases: str) -> None:
     """``--markdown PATH`` and ``--junit PATH``: the CI files written beside the output.
 

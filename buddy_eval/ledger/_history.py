@@ -1,44 +1,52 @@
-"""What happened across the versions in a ledger: tidy DataFrames, then a text and a JSON view.
+"""What happened across the versions in a ledger: tidy DataFrames, then text, Markdown and JSON.
 
-:func:`history` reads the ledger once into :class:`History` (every figure is
-read as recorded: exact counts, the stored verdicts, releases); the views
-:func:`history_text` and :func:`history_json` only format it.
+:func:`history` reads the ledger once, every row checked against its hash,
+into :class:`History` (every figure as recorded: exact counts, the stored
+verdicts, every release and rollback); the views :func:`history_text`,
+:func:`history_markdown` and :func:`history_json` only format it.
 
 Definitions
 -----------
-- An item *passes* in a version when it has a result and every trial passes
-  every check of its type (ANSWER: correct and cited; REFUSE: refused).
-- Items are the same across versions when their golden fingerprint is the
-  same (an edited item is a new item).
-- An item *flips* each time it passes in one version and not in the next
-  version holding it (recording order).
-- A *regression that escaped*: an item that passed in the version released
-  before and fails in a released version, and passes in no later release.
+- An *observation* is a version's result on an item (by fingerprint: an
+  edited item is a new item). A missing result is no observation: it is
+  never a flip and never an escaped regression.
+- Two observations of one item are compared with the gate's own change
+  labels (``both pass``, ``both fail``, ``fixed``, ``regressed``, and, with
+  repeated trials, ``mixed`` for a change smaller than the gate's step), on
+  the trials that pass every check of the item's type.
+- An item *flips* each time it is ``fixed`` or ``regressed`` from one version
+  holding it to the next version holding it (recording order).
+- A *regression that escaped*: an item ``regressed`` from the version live
+  before to a version that went live, and ``fixed`` by no later live version.
+- Golden-set *revisions* are named r1, r2, ... in recording order; where
+  the revision changes between two versions, their rates are compared on
+  the items the two revisions share.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from .._errors import InputError
-from .._markdown_report import markdown_escape
-from .._vocabulary import RATE_METRICS
+from .._vocabulary import RATE_METRICS, TRIAL_CHANGES
 from ..formatting import format_count, format_fraction, format_id_list
-from ._schema import connect
+from . import _store
+from ._schema import reading
 from ._show import printable, text_table
 
 __all__ = ["History", "history", "history_json", "history_markdown", "history_text"]
 
 #: Hex digits of a fingerprint the views show.
 SHORT = 12
+_FIXED, _REGRESSED = TRIAL_CHANGES.index("fixed"), TRIAL_CHANGES.index("regressed")
+_MISSING = TRIAL_CHANGES.index("missing")
+# Per rate metric, which outcome column counts it.
+_COLUMN = {"correctness": "correct", "citation": "cited_ok", "refusal": "refused_ok"}
 
 
 @dataclass(frozen=True)
@@ -53,38 +61,63 @@ class History:
         One row per version, in recording order:
 
         - ``version`` (str): the label; ``position`` (int64): 1, 2, ... recording order.
-        - ``golden_set`` (str): the golden set's short fingerprint;
-          ``golden_items`` (int64): its item count; ``golden_changed`` (bool):
-          another golden set than the version before (numbers across it are
-          not on the same measuring stick).
+        - ``revision`` (str): the golden-set revision of the evaluation its
+          figures come from (its latest as the candidate, else its latest as
+          the baseline); ``golden_set`` (str): that golden set's short
+          fingerprint; ``golden_items`` (int64): its item count;
+          ``golden_changed`` (bool): another revision than the version before.
+        - ``date`` (str): that evaluation's date.
         - ``correctness_numerator``, ``correctness_denominator`` (int64) and
           ``correctness`` (Float64, NA when not measured); the same for
-          ``citation`` and ``refusal``; ``violations`` (int64).
-        - ``evaluation`` (Int64): the latest evaluation with the version as
-          candidate (NA if never a candidate); ``baseline`` (str): its
-          baseline; ``verdict`` (str): ``RELEASE`` or ``BLOCK``; ``reasons``
-          (str): the blocking reasons, ``; ``-joined.
-        - ``released`` (bool); ``release_date`` (str) and ``override_reason``
-          (str) of its latest release (NA when none).
+          ``citation`` and ``refusal``; ``violations`` (int64). A live
+          baseline's figures cover the items it was compared on.
+        - ``evaluation`` (Int64): the evaluation its figures come from;
+          ``role`` (str): ``candidate`` or ``baseline`` in it; ``baseline``
+          (str): the baseline its latest gate as the candidate compared it
+          with; ``verdict`` (str): ``RELEASE`` or ``BLOCK`` (NA if never a
+          candidate); ``reasons`` (str): the blocking reasons, ``; ``-joined.
+        - ``recorded_by`` (str), ``commit`` (str, NA outside CI).
+        - ``released`` (bool): it went live at least once; ``live`` (bool):
+          it is live now; ``release_date`` (str) and ``override_reason`` (str)
+          of its latest release (NA when none).
     items : pandas.DataFrame
-        One row per (version, golden item), versions in recording order and
-        items in golden order: ``version``, ``item_id``, ``item_fingerprint``
-        (str, full), ``item_type`` (str), ``trials`` (int64, 0 when no result),
-        ``correct``, ``cited_ok``, ``refused_ok``, ``violation`` (Int64:
-        trials passing, NA when not of the item's type), ``passed`` (bool).
+        One row per observation (version, item with a result), versions in
+        recording order: ``version``, ``revision`` (where the result was
+        recorded), ``item_id``, ``item_fingerprint``, ``item_type`` (str),
+        ``trials`` (int64), ``correct``, ``cited_ok``, ``refused_ok``,
+        ``violation`` (Int64: trials passing, NA when not of the item's
+        type), ``passing_trials`` (int64: trials passing every check) and
+        ``passed`` (bool: every trial passes every check).
     always_failed : pandas.DataFrame
-        Items failed by every version that holds them: ``item_id``,
-        ``item_fingerprint``, ``versions`` (int64).
+        Items failed by every observation: ``item_id``, ``item_fingerprint``,
+        ``versions`` (int64: versions holding a result).
     flipped : pandas.DataFrame
         Items that flipped more than once: ``item_id``, ``item_fingerprint``,
         ``flips``, ``versions`` (int64).
     escaped : pandas.DataFrame
         Regressions that escaped: ``item_id``, ``item_fingerprint``,
-        ``version`` (the release it regressed in), ``release_date``,
-        ``previous_release`` (the version released before it).
+        ``version`` (the live version it regressed in), ``release_date``,
+        ``previous_release`` (the version live before it).
     releases : pandas.DataFrame
-        One row per release, in order: ``release`` (int64), ``version``,
-        ``date``, ``evaluation`` (Int64), ``verdict``, ``override_reason``, ``note``.
+        One row per release or rollback, in order: ``release`` (int64),
+        ``kind`` (``release`` or ``rollback``), ``version``, ``date``,
+        ``evaluation`` (Int64), ``verdict``, ``override_reason``,
+        ``rollback_reason``, ``note``, ``recorded_by``, ``commit``,
+        ``run_url``, ``pipeline`` (str, NA when none).
+    revisions : pandas.DataFrame
+        One row per golden-set revision, in recording order: ``revision``,
+        ``golden_set`` (short fingerprint), ``fingerprint`` (full), ``items``,
+        ``added``, ``removed``, ``changed`` (int64: the diff from the
+        revision before, by item id).
+    revision_changes : pandas.DataFrame
+        The diffs, one row per (revision, item): ``revision``, ``change``
+        (``added``, ``removed`` or ``changed``), ``item_id``.
+    across : pandas.DataFrame
+        Where the revision changes between two consecutive versions, one row
+        per rate metric over the items both revisions share and both
+        versions hold: ``version``, ``previous_version``, ``from_revision``,
+        ``to_revision``, ``shared_items`` (int64), ``metric``, ``previous``,
+        ``current`` (object: exact Fractions, None when not measured).
     thresholds : dict of str to Fraction
         The thresholds of the latest evaluation (empty before any).
     """
@@ -96,6 +129,9 @@ class History:
     flipped: pd.DataFrame
     escaped: pd.DataFrame
     releases: pd.DataFrame
+    revisions: pd.DataFrame = field(default_factory=pd.DataFrame)
+    revision_changes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    across: pd.DataFrame = field(default_factory=pd.DataFrame)
     thresholds: dict = field(default_factory=dict)
 
     def text(self) -> str:
@@ -106,120 +142,146 @@ class History:
         """The history as Markdown (``buddy-eval history --format markdown``)."""
         return history_markdown(self)
 
+    def json(self) -> str:
+        """The history as JSON (``buddy-eval history --format json``)."""
+        return history_json(self)
+
+    def table(self) -> pd.DataFrame:
+        """The versions as the text view shows them: one row per version, every cell text.
+
+        Columns: ``version``, ``revision``, ``items``, ``correctness``,
+        ``citation``, ``refusal``, ``violations``, ``verdict``, ``released``
+        (its latest release date, ``(live)`` for the live one, ``-`` when none).
+        """
+        return pd.DataFrame(_cells(self), columns=_HEADER, dtype="str")
+
+    def release_table(self) -> pd.DataFrame:
+        """Every release and rollback as the text view shows them (every cell text).
+
+        Columns: ``release``, ``version``, ``date``, ``evidence``, ``reason``
+        (the override or rollback reason, in full), ``by``.
+        """
+        return pd.DataFrame(_release_cells(self), columns=_RELEASE_HEADER, dtype="str")
+
     @property
     def live(self) -> str | None:
-        """The version of the latest release (None before any)."""
+        """The live version: that of the last release or rollback (None before any)."""
         return None if self.releases.empty else str(self.releases["version"].iloc[-1])
 
 
-_VERSIONS = """
-SELECT v.id, v.label, g.fingerprint, g.item_count
-FROM versions v JOIN golden_sets g ON g.id = v.golden_set_id ORDER BY v.id
-"""
-# A version's figures on its own golden set (as a live baseline it may be scored on another).
-_METRICS = """
-SELECT m.version_id, m.metric, m.numerator, m.denominator
-FROM evaluation_metrics m
-WHERE m.evaluation_id = (SELECT max(e.id) FROM evaluations e
-                         JOIN versions v ON v.id = m.version_id
-                         JOIN evaluation_metrics x ON x.evaluation_id = e.id
-                                                   AND x.version_id = m.version_id
-                         WHERE e.golden_set_id = v.golden_set_id)
-"""
-_VERDICTS = """
-SELECT e.candidate_version_id, e.id, b.label, e.verdict, e.reasons
-FROM evaluations e JOIN versions b ON b.id = e.baseline_version_id
-WHERE e.id = (SELECT max(id) FROM evaluations WHERE candidate_version_id = e.candidate_version_id)
-"""
-_RELEASES = """
-SELECT r.id, v.label, r.date, r.evaluation_id, e.verdict, r.override_reason, r.note, r.version_id
-FROM releases r JOIN versions v ON v.id = r.version_id
-LEFT JOIN evaluations e ON e.id = r.evaluation_id ORDER BY r.id
-"""
-_OUTCOMES = "SELECT version_id, items FROM packed_outcomes ORDER BY version_id"
-_GOLDEN = """
-SELECT golden_set_id, position, fingerprint, item_id, item_type FROM golden_items
-WHERE golden_set_id IN (SELECT golden_set_id FROM versions) ORDER BY golden_set_id, position
-"""
-_VERSION_SETS = "SELECT id, golden_set_id FROM versions ORDER BY id"
-_THRESHOLDS = """
-SELECT threshold_correctness, threshold_citation, threshold_refusal
-FROM evaluations ORDER BY id DESC LIMIT 1
-"""
-
-
-def _outcome_table(packed: list[tuple[int, str]]) -> np.ndarray:
-    """Every (version, item) outcome as int64 rows: version id, position, trials, correct,
-    cited_ok, refused_ok, violation (-1 where a check does not apply)."""
-    blocks = [np.empty((0, 7), np.int64)]
-    for version_id, items in packed:
-        values = np.array(json.loads(items), dtype=float).reshape(-1, 5)
-        block = np.empty((len(values), 7), np.int64)
-        block[:, 0] = version_id
-        block[:, 1] = np.arange(len(values))
-        block[:, 2:] = np.where(np.isnan(values), -1, values)
-        blocks.append(block)
-    return np.concatenate(blocks)
-
-
-def _read(connection: sqlite3.Connection, name: str):
-    try:
+def _read(name: str) -> dict:
+    with reading(name) as connection:
         return {
-            "versions": connection.execute(_VERSIONS).fetchall(),
-            "metrics": connection.execute(_METRICS).fetchall(),
-            "verdicts": connection.execute(_VERDICTS).fetchall(),
-            "releases": connection.execute(_RELEASES).fetchall(),
-            "outcomes": connection.execute(_OUTCOMES).fetchall(),
-            "golden": connection.execute(_GOLDEN).fetchall(),
-            "version_sets": connection.execute(_VERSION_SETS).fetchall(),
-            "thresholds": connection.execute(_THRESHOLDS).fetchall(),
+            "labels": _store.versions(connection),
+            "sets": _store.golden_sets(connection, name),
+            "results": _store.result_sets(connection, name),
+            "evaluations": _store.evaluations(connection, name),
+            "releases": _store.releases(connection, name),
         }
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the ledger: {exc}", source=name) from None
 
 
-def _versions_frame(rows, releases: pd.DataFrame) -> pd.DataFrame:
-    counts = {(vid, metric): (int(n), int(d)) for vid, metric, n, d in rows["metrics"]}
-    verdicts = {r[0]: r[1:] for r in rows["verdicts"]}
-    latest = {}
-    for r in rows["releases"]:
-        latest[r[7]] = r
+def _na(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _releases_frame(rows: dict) -> pd.DataFrame:
+    verdicts = {e.id: e.fields["verdict"] for e in rows["evaluations"]}
+    columns = {
+        "release": "int64",
+        "kind": "str",
+        "version": "str",
+        "date": "str",
+        "evaluation": "Int64",
+        "verdict": "str",
+        "override_reason": "str",
+        "rollback_reason": "str",
+        "note": "str",
+        "recorded_by": "str",
+        "commit": "str",
+        "run_url": "str",
+        "pipeline": "str",
+    }
+    records = [
+        (r.id, r.kind, rows["labels"][r.version_id], r.date, r.evaluation_id,
+         verdicts.get(r.evaluation_id) if r.kind == "release" else None, r.override_reason,
+         r.rollback_reason, r.note, r.recorded_by, r.commit_sha, r.run_url, r.pipeline)
+        for r in rows["releases"]
+    ]  # fmt: skip
+    return pd.DataFrame.from_records(records, columns=list(columns)).astype(columns)
+
+
+def _chosen(rows: dict) -> dict[int, tuple]:
+    """Per version id: (evaluation, role) its figures come from."""
+    chosen: dict[int, tuple] = {}
+    for e in rows["evaluations"]:  # recording order: the latest wins
+        base, cand = e.fields["baseline_version_id"], e.fields["candidate_version_id"]
+        chosen[cand] = (e, "candidate")
+        if chosen.get(base, (None, "baseline"))[1] == "baseline":
+            chosen[base] = (e, "baseline")
+    return chosen
+
+
+def _versions_frame(rows: dict, releases: pd.DataFrame) -> pd.DataFrame:
+    sets = rows["sets"]
+    chosen = _chosen(rows)
+    as_candidate = {}
+    for e in rows["evaluations"]:
+        as_candidate[e.fields["candidate_version_id"]] = e
+    latest_release: dict[str, dict] = {}
+    for r in releases.to_dict("records"):
+        if r["kind"] == "release":
+            latest_release[r["version"]] = r
+    live = None if releases.empty else releases["version"].iloc[-1]
     records, previous = [], None
-    for position, (vid, label, fingerprint, item_count) in enumerate(rows["versions"], 1):
+    for position, (vid, label) in enumerate(rows["labels"].items(), 1):
+        evaluation, role = chosen.get(vid, (None, None))
+        golden = sets[evaluation.fields["golden_set_id"]] if evaluation else None
+        revision = golden.revision if golden else None
         record = {
             "version": label,
             "position": position,
-            "golden_set": fingerprint[:SHORT],
-            "golden_items": item_count,
-            "golden_changed": previous is not None and fingerprint != previous,
+            "revision": revision,
+            "golden_set": golden.fingerprint[:SHORT] if golden else None,
+            "golden_items": len(golden.items) if golden else 0,
+            "golden_changed": previous is not None and revision != previous,
+            "date": evaluation.fields["date"] if evaluation else None,
         }
-        previous = fingerprint
-        for metric in RATE_METRICS:
-            num, den = counts.get((vid, metric), (0, 0))
+        previous = revision
+        for metric in (*RATE_METRICS, "violations"):
+            num, den, _ = (
+                evaluation.metrics.get((vid, metric), (0, 0, 0)) if evaluation else (0, 0, 0)
+            )
+            if metric == "violations":
+                record["violations"] = num
+                continue
             record[f"{metric}_numerator"] = num
             record[f"{metric}_denominator"] = den
             record[metric] = float(Fraction(num, den)) if den else None
-        record["violations"] = counts.get((vid, "violations"), (0, 0))[0]
-        evaluation, baseline, verdict, reasons = verdicts.get(vid, (None, None, None, None))
+        gate = as_candidate.get(vid)
+        base = rows["labels"][gate.fields["baseline_version_id"]] if gate else None
+        release = latest_release.get(label)
         record.update(
-            evaluation=evaluation,
-            baseline=baseline,
-            verdict=verdict,
-            reasons=None if reasons is None else "; ".join(json.loads(reasons)),
-        )
-        release = latest.get(vid)
-        record.update(
+            evaluation=evaluation.id if evaluation else None,
+            role=role,
+            baseline=base,
+            verdict=gate.fields["verdict"] if gate else None,
+            reasons="; ".join(gate.reasons) if gate else None,
+            recorded_by=evaluation.fields["recorded_by"] if evaluation else None,
+            commit=evaluation.fields["commit_sha"] if evaluation else None,
             released=release is not None,
-            release_date=None if release is None else release[2],
-            override_reason=None if release is None else release[5],
+            live=label == live,
+            release_date=release["date"] if release else None,
+            override_reason=release["override_reason"] if release else None,
         )
         records.append(record)
     columns = {
         "version": "str",
         "position": "int64",
+        "revision": "str",
         "golden_set": "str",
         "golden_items": "int64",
         "golden_changed": "bool",
+        "date": "str",
     }
     for metric in RATE_METRICS:
         columns |= {
@@ -230,10 +292,14 @@ def _versions_frame(rows, releases: pd.DataFrame) -> pd.DataFrame:
     columns |= {
         "violations": "int64",
         "evaluation": "Int64",
+        "role": "str",
         "baseline": "str",
         "verdict": "str",
         "reasons": "str",
+        "recorded_by": "str",
+        "commit": "str",
         "released": "bool",
+        "live": "bool",
         "release_date": "str",
         "override_reason": "str",
     }
@@ -243,141 +309,207 @@ def _versions_frame(rows, releases: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class _Grid:
-    """The items as arrays: per row its version's index, item code and whether it passed."""
+    """Observations as arrays: per (version index, item code) trials and passing trials."""
 
-    version: np.ndarray
-    code: np.ndarray
-    passed: np.ndarray
-    item_ids: list  # per code
-    fingerprints: list  # per code
+    trials: np.ndarray  # (n_versions, n_codes), 0: no observation
+    passing: np.ndarray
+    item_ids: list
+    fingerprints: list
 
 
-def _items_frame(rows) -> tuple[pd.DataFrame, _Grid]:
-    """The items DataFrame, built column-wise, and its arrays for the cross-version views."""
-    labels = [label for _, label, _, _ in rows["versions"]]
-    index_of = {vid: k for k, (vid, *_) in enumerate(rows["versions"])}
-    set_of = dict(rows["version_sets"])
+def _items_frame(rows: dict) -> tuple[pd.DataFrame, _Grid]:
+    labels = rows["labels"]
+    index_of = {vid: k for k, vid in enumerate(labels)}
     code_of: dict[str, int] = {}
     item_ids: list[str] = []
-    sets: dict[int, dict[str, list]] = {}
-    for set_id, _, fingerprint, item_id, item_type in rows["golden"]:
-        entry = sets.setdefault(set_id, {"fingerprint": [], "item_id": [], "item_type": [],
-                                         "code": []})  # fmt: skip
-        code = code_of.setdefault(fingerprint, len(code_of))
-        if code == len(item_ids):
-            item_ids.append(item_id)
-        entry["fingerprint"].append(fingerprint)
-        entry["item_id"].append(item_id)
-        entry["item_type"].append(item_type)
-        entry["code"].append(code)
-    arrays = {
-        set_id: {
-            k: (np.array(v, np.int64) if k == "code" else pa.array(v, pa.string()))
-            for k, v in entry.items()
-        }
-        for set_id, entry in sets.items()
-    }
-    table = _outcome_table(rows["outcomes"])
-    vid, position = table[:, 0], table[:, 1]
-    trials, correct, cited, refused, violation = (table[:, k] for k in range(2, 7))
-    version = np.array([index_of[v] for v in vid.tolist()], np.int64) if len(vid) else vid
-    starts = np.flatnonzero(np.diff(vid, prepend=-1)) if len(vid) else np.array([], np.int64)
-    ends = np.append(starts[1:], len(vid)) if len(vid) else starts
-    strings: dict[str, list] = {"fingerprint": [], "item_id": [], "item_type": []}
-    codes = np.empty(len(vid), np.int64)
-    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        columns = arrays[set_of[int(vid[start])]]
-        at = position[start:end]
-        codes[start:end] = columns["code"][at]
-        for key in strings:
-            strings[key].append(columns[key].take(pa.array(at)))
-    answer = correct >= 0
-    passed = (trials > 0) & np.where(
-        answer, (correct == trials) & (cited == trials), refused == trials
-    )
-
-    def text(key: str) -> pd.Series:
-        chunks = strings[key] or [pa.array([], pa.string())]
-        return pd.Series(pa.chunked_array(chunks, pa.string()), dtype="str")
-
-    def counts(values: np.ndarray) -> pd.arrays.IntegerArray:
-        return pd.arrays.IntegerArray(np.where(values < 0, 0, values), values < 0)
-
-    frame = pd.DataFrame(
+    records = []
+    for result_set in sorted(rows["results"], key=lambda r: (index_of[r.version_id], r.id)):
+        golden = rows["sets"][result_set.golden_set_id]
+        for position, n, correct, cited, refused, violation, passing in result_set.outcomes:
+            fingerprint, item_id, item_type = golden.items[position][:3]
+            code = code_of.setdefault(fingerprint, len(code_of))
+            if code == len(item_ids):
+                item_ids.append(item_id)
+            records.append(
+                (index_of[result_set.version_id], labels[result_set.version_id],
+                 golden.revision, item_id, fingerprint, item_type, n, correct, cited, refused,
+                 violation, passing, code)
+            )  # fmt: skip
+    records.sort(key=lambda r: r[0])
+    columns = ["order", "version", "revision", "item_id", "item_fingerprint", "item_type",
+               "trials", "correct", "cited_ok", "refused_ok", "violation", "passing_trials",
+               "code"]  # fmt: skip
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    trials = np.zeros((len(labels), len(code_of)), np.int64)
+    passing = np.zeros((len(labels), len(code_of)), np.int64)
+    if len(frame):
+        trials[frame["order"], frame["code"]] = frame["trials"]
+        passing[frame["order"], frame["code"]] = frame["passing_trials"]
+    frame = frame.drop(columns=["order", "code"]).astype(
         {
-            "version": pd.Series(
-                pa.array(labels, pa.string()).take(pa.array(version)), dtype="str"
-            ),
-            "item_id": text("item_id"),
-            "item_fingerprint": text("fingerprint"),
-            "item_type": text("item_type"),
-            "trials": trials.copy(),
-            "correct": counts(correct),
-            "cited_ok": counts(cited),
-            "refused_ok": counts(refused),
-            "violation": counts(violation),
-            "passed": passed,
+            "version": "str",
+            "revision": "str",
+            "item_id": "str",
+            "item_fingerprint": "str",
+            "item_type": "str",
+            "trials": "int64",
+            "correct": "Int64",
+            "cited_ok": "Int64",
+            "refused_ok": "Int64",
+            "violation": "Int64",
+            "passing_trials": "int64",
         }
     )
-    return frame, _Grid(version, codes, passed, item_ids, list(code_of))
+    frame["passed"] = (frame["passing_trials"] == frame["trials"]).astype(bool)
+    return frame.reset_index(drop=True), _Grid(trials, passing, item_ids, list(code_of))
+
+
+def _labels(grid: _Grid, before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """The gate's change code per item from version ``before`` to ``after`` (row indices)."""
+    from .._trials import item_rate_changes
+
+    return item_rate_changes(
+        grid.trials[before], grid.passing[before], grid.trials[after], grid.passing[after]
+    )
+
+
+def _frame(grid: _Grid, codes, extra: dict) -> pd.DataFrame:
+    codes = list(codes)
+    return pd.DataFrame(
+        {
+            "item_id": pd.Series([grid.item_ids[k] for k in codes], dtype="str"),
+            "item_fingerprint": pd.Series([grid.fingerprints[k] for k in codes], dtype="str"),
+            **{k: pd.Series([v[c] for c in codes], dtype="int64") for k, v in extra.items()},
+        }
+    )
 
 
 def _across(grid: _Grid) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items failed by every version holding them; items flipped more than once.
-
-    Both in order of the items' first appearance (recording order, then golden order).
-    """
-    n_codes = len(grid.item_ids)
-    code = grid.code
-    held = np.bincount(code, minlength=n_codes)
-    passes = np.bincount(code, weights=grid.passed, minlength=n_codes)
-    order = np.lexsort((grid.version, code))
-    c, p = code[order], grid.passed[order]
-    change = (c[1:] == c[:-1]) & (p[1:] != p[:-1])
-    flips = np.bincount(c[1:][change], minlength=n_codes)
-    _, first = np.unique(code, return_index=True)
-    appearance = np.unique(code)[np.argsort(first, kind="stable")]
-
-    def frame(codes: np.ndarray, extra: dict) -> pd.DataFrame:
-        return pd.DataFrame(
-            {
-                "item_id": pd.Series([grid.item_ids[k] for k in codes.tolist()], dtype="str"),
-                "item_fingerprint": pd.Series(
-                    [grid.fingerprints[k] for k in codes.tolist()], dtype="str"
-                ),
-                **{k: v[codes].astype(np.int64) for k, v in extra.items()},
-            }
-        )
-
-    failed = appearance[(held[appearance] > 0) & (passes[appearance] == 0)]
-    unstable = appearance[flips[appearance] > 1]
+    """Items failed by every observation; items flipped more than once (first-seen order)."""
+    held = grid.trials > 0
+    n_codes = grid.trials.shape[1]
+    flips = np.zeros(n_codes, np.int64)
+    last = np.full(n_codes, -1, np.int64)  # per item, the last version holding it so far
+    for v in range(grid.trials.shape[0]):
+        here = np.flatnonzero(held[v])
+        seen = here[last[here] >= 0]
+        if len(seen):
+            change = _labels_pairs(grid, last[seen], v, seen)
+            flips[seen] += (change == _FIXED) | (change == _REGRESSED)
+        last[here] = v
+    count = held.sum(axis=0)
+    failed = held & (grid.passing == 0)
+    always = np.flatnonzero((count > 0) & (failed.sum(axis=0) == count))
+    unstable = np.flatnonzero(flips > 1)
     return (
-        frame(failed, {"versions": held}),
-        frame(unstable, {"flips": flips, "versions": held}),
+        _frame(grid, always.tolist(), {"versions": count}),
+        _frame(grid, unstable.tolist(), {"flips": flips, "versions": count}),
     )
 
 
+def _labels_pairs(grid: _Grid, before: np.ndarray, after: int, codes: np.ndarray) -> np.ndarray:
+    from .._trials import item_rate_changes
+
+    return item_rate_changes(
+        grid.trials[before, codes], grid.passing[before, codes],
+        grid.trials[after, codes], grid.passing[after, codes],
+    )  # fmt: skip
+
+
 def _escaped(grid: _Grid, releases: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
-    """Items passed in the version released before, failed in a release, passed in no later one."""
-    n_versions, n_codes = len(labels), len(grid.item_ids)
-    state = np.full((n_versions, n_codes), -1, np.int8)  # -1: not held, 0: failed, 1: passed
-    state[grid.version, grid.code] = grid.passed
+    """Items regressed from the version live before to a newly live one, and fixed by no
+    later live version."""
     index = {label: k for k, label in enumerate(labels)}
-    order = [index[v] for v in releases["version"].tolist()]
+    sequence = [index[v] for v in releases["version"].tolist()]
     dates = releases["date"].tolist()
+    n_codes = grid.trials.shape[1]
+    codes = np.arange(n_codes)
     found = []
-    for k in range(1, len(order)):
-        now, before = order[k], order[k - 1]
-        later = order[k + 1 :]
-        fixed = (state[later] == 1).any(axis=0) if later else np.zeros(n_codes, bool)
-        escaped = (state[now] == 0) & (state[before] == 1) & ~fixed
-        mine = grid.code[grid.version == now]
-        for c in mine[escaped[mine]].tolist():
+    for k in range(1, len(sequence)):
+        now, before = sequence[k], sequence[k - 1]
+        if now == before:
+            continue
+        regressed = _labels_pairs(grid, np.full(n_codes, before), now, codes) == _REGRESSED
+        for later in sequence[k + 1 :]:
+            if later != now:
+                regressed &= _labels_pairs(grid, np.full(n_codes, now), later, codes) != _FIXED
+        for c in np.flatnonzero(regressed).tolist():
             found.append(
                 (grid.item_ids[c], grid.fingerprints[c], labels[now], dates[k], labels[before])
             )
     columns = ["item_id", "item_fingerprint", "version", "release_date", "previous_release"]
     return pd.DataFrame(found, columns=columns).astype(dict.fromkeys(columns, "str"))
+
+
+def _revisions(rows: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Each revision and its diff (by item id) from the revision before."""
+    records, changes = [], []
+    previous: dict[str, str] | None = None
+    for golden in rows["sets"].values():
+        now = {item[1]: item[0] for item in golden.items}
+        diff = {"added": [], "removed": [], "changed": []}
+        if previous is not None:
+            diff["added"] = [i for i in now if i not in previous]
+            diff["removed"] = [i for i in previous if i not in now]
+            diff["changed"] = [i for i in now if i in previous and previous[i] != now[i]]
+        records.append(
+            (golden.revision, golden.fingerprint[:SHORT], golden.fingerprint, len(golden.items),
+             len(diff["added"]), len(diff["removed"]), len(diff["changed"]))
+        )  # fmt: skip
+        for change, ids in diff.items():
+            changes += [(golden.revision, change, i) for i in ids]
+        previous = now
+    columns = ["revision", "golden_set", "fingerprint", "items", "added", "removed", "changed"]
+    frame = pd.DataFrame.from_records(records, columns=columns).astype(
+        {c: ("int64" if c in ("items", "added", "removed", "changed") else "str") for c in columns}
+    )
+    diffs = pd.DataFrame.from_records(changes, columns=["revision", "change", "item_id"]).astype(
+        "str"
+    )
+    return frame, diffs
+
+
+def _rate_on(items: pd.DataFrame, fingerprints: set, metric: str) -> Fraction | None:
+    """The mean item rate of ``metric`` over the observations of ``fingerprints``."""
+    column = _COLUMN[metric]
+    mine = items[items["item_fingerprint"].isin(fingerprints) & items[column].notna()]
+    if mine.empty:
+        return None
+    total = sum(
+        (Fraction(int(k), int(n)) for k, n in zip(mine[column], mine["trials"], strict=True)),
+        Fraction(0),
+    )
+    return total / len(mine)
+
+
+def _across_changes(versions: pd.DataFrame, items: pd.DataFrame, rows: dict) -> pd.DataFrame:
+    """Rates of consecutive versions across a revision change, on the items both share."""
+    by_revision = {g.revision: set(g.fingerprints) for g in rows["sets"].values()}
+    records = []
+    table = versions.to_dict("records")
+    for before, row in zip(table, table[1:], strict=False):
+        if not row["golden_changed"] or _na(before["revision"]) or _na(row["revision"]):
+            continue
+        shared = by_revision[before["revision"]] & by_revision[row["revision"]]
+        held = [
+            set(items.loc[items["version"] == v, "item_fingerprint"]) & shared
+            for v in (before["version"], row["version"])
+        ]
+        both = held[0] & held[1]
+        for metric in RATE_METRICS:
+            previous = items[items["version"] == before["version"]]
+            current = items[items["version"] == row["version"]]
+            records.append(
+                (row["version"], before["version"], before["revision"], row["revision"],
+                 len(both), metric, _rate_on(previous, both, metric),
+                 _rate_on(current, both, metric))
+            )  # fmt: skip
+    columns = ["version", "previous_version", "from_revision", "to_revision", "shared_items",
+               "metric", "previous", "current"]  # fmt: skip
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    return frame.astype(
+        {c: "str" for c in columns[:4]} | {"shared_items": "int64", "metric": "str"}
+    ).astype({"previous": object, "current": object})
 
 
 def history(ledger: str | os.PathLike[str]) -> History:
@@ -392,64 +524,63 @@ def history(ledger: str | os.PathLike[str]) -> History:
     -------
     History
         ``versions`` (one row per version), ``items`` (one row per
-        (version, item)), ``always_failed``, ``flipped``, ``escaped`` and
-        ``releases`` DataFrames (see :class:`History` for every column).
+        observation), ``always_failed``, ``flipped``, ``escaped``,
+        ``releases``, ``revisions``, ``revision_changes`` and ``across``
+        DataFrames (see :class:`History` for every column).
 
     Raises
     ------
     InputError
-        The path is not a ledger this buddy_eval reads.
+        The path is not a ledger this buddy_eval reads, or a row was changed
+        outside buddy-eval.
+
+    Examples
+    --------
+    >>> import buddy_eval as be, tempfile, os
+    >>> ev = be.evaluate("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...                  "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
+    >>> path = os.path.join(tempfile.mkdtemp(), "release.ledger")
+    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
+    >>> be.history(path).versions[["version", "revision", "correctness", "verdict"]]
+      version revision  correctness  verdict
+    0     OLD       r1          1.0     <NA>
+    1     NEW       r1          1.0  RELEASE
     """
     name = os.fspath(ledger)
-    connection = connect(name)
-    try:
-        rows = _read(connection, name)
-    finally:
-        connection.close()
-    releases = pd.DataFrame(
-        [r[:7] for r in rows["releases"]],
-        columns=["release", "version", "date", "evaluation", "verdict", "override_reason", "note"],
-    ).astype(
-        {
-            "release": "int64",
-            "version": "str",
-            "date": "str",
-            "evaluation": "Int64",
-            "verdict": "str",
-            "override_reason": "str",
-            "note": "str",
-        }
-    )
+    rows = _read(name)
+    releases = _releases_frame(rows)
     items, grid = _items_frame(rows)
     always, flipped = _across(grid)
-    labels = [label for _, label, _, _ in rows["versions"]]
+    labels = list(rows["labels"].values())
+    versions = _versions_frame(rows, releases)
+    revisions, diffs = _revisions(rows)
+    latest = rows["evaluations"][-1] if rows["evaluations"] else None
+    thresholds = (
+        {metric: Fraction(latest.fields[f"threshold_{metric}"]) for metric in RATE_METRICS}
+        if latest
+        else {}
+    )
     return History(
         name,
-        _versions_frame(rows, releases),
+        versions,
         items,
         always,
         flipped,
         _escaped(grid, releases, labels),
         releases,
-        {
-            metric: Fraction(value)
-            for row in rows["thresholds"]
-            for metric, value in zip(RATE_METRICS, row, strict=True)
-        },
+        revisions,
+        diffs,
+        _across_changes(versions, items, rows),
+        thresholds,
     )
 
 
-def _na(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+# Views -----------------------------------------------------------------------------------
 
 
 def _rate(row, metric: str) -> str:
     den = int(row[f"{metric}_denominator"])
     return format_fraction(Fraction(int(row[f"{metric}_numerator"]), den) if den else None)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return text_table(header, rows)
 
 
 def _item_names(items: pd.DataFrame) -> dict[str, str]:
@@ -462,14 +593,16 @@ def _item_names(items: pd.DataFrame) -> dict[str, str]:
     }
 
 
-_HEADER = ["version", "golden set", "items", *RATE_METRICS, "violations", "verdict", "released"]
+_HEADER = ["version", "revision", "items", *RATE_METRICS, "violations", "verdict", "released"]
+_RELEASE_HEADER = ["release", "version", "date", "evidence", "reason", "by"]
 
 
 def _head(found: History) -> str:
     live = found.live
     return (
         f"ledger {found.ledger}: {format_count(len(found.versions), 'version')}, "
-        f"{format_count(len(found.releases), 'release')}; "
+        f"{format_count(len(found.releases), 'release')}, "
+        f"{format_count(len(found.revisions), 'golden-set revision')}; "
         + (
             f"live: {live} since {found.releases['date'].iloc[-1]}"
             if live is not None
@@ -478,26 +611,51 @@ def _head(found: History) -> str:
     )
 
 
-def _cells(found: History) -> tuple[list[list[str]], dict[int, str]]:
-    """Per version its cells, and the golden-set-change notes before some rows."""
-    block: list[list[str]] = []
-    marks: dict[int, str] = {}
-    previous = None
+def _diff_text(found: History, revision: str) -> str:
+    """``+added -removed ~changed`` ids of a revision, capped with counts."""
+    diffs = found.revision_changes[found.revision_changes["revision"] == revision]
+    parts = []
+    for change, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
+        ids = diffs.loc[diffs["change"] == change, "item_id"].tolist()
+        if ids:
+            parts.append(f"{mark}{len(ids)} {format_id_list(ids)}")
+    return " ".join(parts) or "same items, another order"
+
+
+def _change_notes(found: History) -> dict[str, str]:
+    """Per version starting a new revision: the note shown before its row."""
+    notes = {}
     for row in found.versions.to_dict("records"):
-        if row["golden_changed"]:
-            marks[len(block)] = (
-                f"golden set changed: {previous} -> {row['golden_set']}; the rates below are "
-                "not on the same measuring stick as those above"
-            )
-        previous = row["golden_set"]
+        if not row["golden_changed"]:
+            continue
+        mine = found.across[found.across["version"] == row["version"]]
+        if mine.empty:
+            continue
+        first = mine.iloc[0]
+        rates = ", ".join(
+            f"{r['metric']} {format_fraction(r['previous'])} -> {format_fraction(r['current'])}"
+            for r in mine.to_dict("records")
+        )
+        notes[row["version"]] = (
+            f"golden set {first['from_revision']} -> {first['to_revision']}: "
+            f"{_diff_text(found, first['to_revision'])}; the rates above and below are on "
+            f"different items; on the {first['shared_items']} items both revisions share and "
+            f"both versions hold, {first['previous_version']} -> {row['version']}: {rates}"
+        )
+    return notes
+
+
+def _cells(found: History) -> list[list[str]]:
+    block: list[list[str]] = []
+    for row in found.versions.to_dict("records"):
         verdict = "-" if _na(row["verdict"]) else f"{row['verdict']} vs {row['baseline']}"
         released = "-" if _na(row["release_date"]) else row["release_date"]
-        if not _na(row["release_date"]) and not _na(row["override_reason"]):
-            released += f" (override: {row['override_reason']})"
+        if row["live"]:
+            released += " (live)"
         block.append(
             [
                 str(row["version"]),
-                str(row["golden_set"]),
+                "-" if _na(row["revision"]) else str(row["revision"]),
                 str(row["golden_items"]),
                 *(_rate(row, m) for m in RATE_METRICS),
                 str(row["violations"]),
@@ -505,7 +663,26 @@ def _cells(found: History) -> tuple[list[list[str]], dict[int, str]]:
                 released,
             ]
         )
-    return block, marks
+    return block
+
+
+def _release_cells(found: History) -> list[list[str]]:
+    rows = []
+    for r in found.releases.to_dict("records"):
+        if r["kind"] == "rollback":
+            evidence, reason = "rollback", f"rollback: {r['rollback_reason']}"
+        else:
+            evidence = (
+                "never gated"
+                if _na(r["evaluation"])
+                else f"evaluation {r['evaluation']} ({r['verdict']})"
+            )
+            reason = "-" if _na(r["override_reason"]) else f"override: {r['override_reason']}"
+        by = str(r["recorded_by"])
+        if not _na(r["commit"]):
+            by += f" @ {str(r['commit'])[:SHORT]}"
+        rows.append([str(r["release"]), str(r["version"]), str(r["date"]), evidence, reason, by])
+    return rows
 
 
 def _summary(found: History) -> list[str]:
@@ -517,7 +694,7 @@ def _summary(found: History) -> list[str]:
         escaped["item_fingerprint"], escaped["version"], escaped["release_date"], strict=True
     )
     return [
-        f"items failed by every version ({len(always)}): "
+        f"items failed by every version holding them ({len(always)}): "
         + format_id_list(named[fp] for fp in always["item_fingerprint"]),
         f"items flipped more than once ({len(flipped)}): "
         + format_id_list(f"{named[fp]} ({n} flips)" for fp, n in flips),
@@ -528,35 +705,51 @@ def _summary(found: History) -> list[str]:
 
 def history_text(found: History) -> str:
     """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
-    block, marks = _cells(found)
-    table = _table(_HEADER, block)
+    notes = _change_notes(found)
+    table = text_table(_HEADER, _cells(found))
     lines = [printable(_head(found)), "", table[0]]
-    for k, line in enumerate(table[1:]):
-        if k in marks:
-            lines.append(f"-- {marks[k]} --")
+    for row, line in zip(found.versions.to_dict("records"), table[1:], strict=True):
+        if row["version"] in notes:
+            lines.append(printable(f"-- {notes[row['version']]} --"))
         lines.append(line)
+    releases = _release_cells(found)
+    if releases:
+        lines += ["", "releases:", *text_table(_RELEASE_HEADER, releases, "  ")]
     return "\n".join([*lines, "", *(printable(line) for line in _summary(found))])
 
 
 def _md(text: str) -> str:
-    """Text that renders literally in Markdown (the gate's escaping), whitespace collapsed."""
-    return markdown_escape(" ".join(text.split()), limit=_MD_LIMIT)
+    """Text that renders literally in Markdown (the gate's escaping), on one line."""
+    from .._markdown_report import markdown_escape
+
+    return markdown_escape(text, limit=_MD_LIMIT)
 
 
 #: Characters of one Markdown cell or line at most (labels and id lists are capped already).
 _MD_LIMIT = 2000
 
 
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+        *("| " + " | ".join(_md(c) for c in cells) + " |" for cells in rows),
+    ]
+
+
 def history_markdown(found: History) -> str:
-    """The history as Markdown: a heading, one table, a note where the golden set changed."""
-    block, marks = _cells(found)
+    """The history as Markdown: a heading, the versions, the releases, the item lists."""
+    notes = _change_notes(found)
     lines = [f"### {_md(_head(found))}", ""]
-    lines.append("| " + " | ".join(_HEADER) + " |")
-    lines.append("|" + "---|" * len(_HEADER))
-    for k, cells in enumerate(block):
-        if k in marks:
-            lines.append(f"| **{_md(marks[k])}** |" + " |" * (len(_HEADER) - 1))
-        lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    table = _md_table(_HEADER, _cells(found))
+    lines += table[:2]
+    for row, line in zip(found.versions.to_dict("records"), table[2:], strict=True):
+        if row["version"] in notes:
+            lines.append(f"| **{_md(notes[row['version']])}** |" + " |" * (len(_HEADER) - 1))
+        lines.append(line)
+    releases = _release_cells(found)
+    if releases:
+        lines += ["", "**Releases**", "", *_md_table(_RELEASE_HEADER, releases)]
     lines.append("")
     lines += [f"- {_md(line)}" for line in _summary(found)]
     return "\n".join(lines)
@@ -565,6 +758,8 @@ def history_markdown(found: History) -> str:
 def _json_value(value):
     if _na(value):
         return None
+    if isinstance(value, Fraction):
+        return {"numerator": value.numerator, "denominator": value.denominator}
     if hasattr(value, "item"):
         return value.item()
     return value
@@ -575,30 +770,38 @@ def history_json(found: History) -> str:
     versions = []
     for row in found.versions.to_dict("records"):
         entry = {
-            "version": row["version"],
-            "golden_set": row["golden_set"],
-            "golden_items": int(row["golden_items"]),
-            "golden_changed": bool(row["golden_changed"]),
-        }
+            k: _json_value(row[k])
+            for k in ("version", "revision", "golden_set", "golden_items", "golden_changed",
+                      "date")
+        }  # fmt: skip
         for metric in RATE_METRICS:
             num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
             entry[metric] = {"numerator": num, "denominator": den} if den else None
         entry["violations"] = int(row["violations"])
-        for key in ("evaluation", "baseline", "verdict", "reasons", "release_date",
-                    "override_reason"):  # fmt: skip
+        for key in ("evaluation", "role", "baseline", "verdict", "reasons", "recorded_by",
+                    "commit", "released", "live", "release_date", "override_reason"):  # fmt: skip
             entry[key] = _json_value(row[key])
-        entry["released"] = bool(row["released"])
         versions.append(entry)
 
     def records(frame: pd.DataFrame) -> list[dict]:
         return [{k: _json_value(v) for k, v in r.items()} for r in frame.to_dict("records")]
 
+    revisions = []
+    for row in records(found.revisions):
+        diffs = found.revision_changes[found.revision_changes["revision"] == row["revision"]]
+        row["diff"] = {
+            change: diffs.loc[diffs["change"] == change, "item_id"].tolist()
+            for change in ("added", "removed", "changed")
+        }
+        revisions.append(row)
     return json.dumps(
         {
             "ledger": found.ledger,
             "live": found.live,
             "versions": versions,
             "releases": records(found.releases),
+            "revisions": revisions,
+            "across_revisions": records(found.across),
             "always_failed": records(found.always_failed),
             "flipped": records(found.flipped),
             "escaped": records(found.escaped),

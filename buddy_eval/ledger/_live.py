@@ -1,26 +1,40 @@
-"""The baseline from the ledger: the last released version's results, paired by item fingerprint.
+"""The baseline from the ledger: the live version's results, paired by item fingerprint.
 
-:func:`live_baseline` reads the input once, finds the version released last,
-and appends that version's stored result lines to the input for every golden
-item whose fingerprint is the same as when the version was recorded. Items
-added or changed since have no baseline result and count as failed for the
-baseline, by the gate's own rule for a missing result (and its warnings list
-them); items removed since are listed. The gate then scores the whole as any
-input: nothing is scored differently.
+:func:`live_baseline` reads the input once, finds the live version (the
+version of the last release or rollback), and adds that version's stored
+results for every golden item whose fingerprint it holds a result for. The
+gate then compares like with like:
+
+- the candidate's figures, its thresholds and its violations cover the whole
+  golden set;
+- the live version's figures, the regression checks, the paired statistics
+  and the non-inferiority rule cover the items both versions hold with the
+  same fingerprint;
+- the other items (added or changed since the live version was measured, or
+  never measured) are listed as not compared, never charged to it.
+
+To close the gap, the input may itself hold the live version's results on
+those items (lines with its label): they are scored with the stored ones,
+and recording the evaluation adds them to the ledger as the live version's
+results. A line of the live version for an item it already holds a result
+for must be that same result (results are facts).
 """
 
 from __future__ import annotations
 
 import io
 import os
-import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
 
 from .._errors import InputError, quoted
 from ..formatting import format_id_list
-from ._schema import connect
+from . import _store
+from ._schema import reading
 
-__all__ = ["LiveBaseline", "live_baseline"]
+__all__ = ["LiveBaseline", "evaluate_live", "live_baseline"]
 
 
 class _NamedBytes(io.BytesIO):
@@ -38,19 +52,25 @@ class LiveBaseline:
     Attributes
     ----------
     label : str
-        The version released last.
+        The live version.
     release_id : int
     release_date : str
     evaluation_id : int or None
         The stored evaluation the version went live on (None: never gated).
     paired : int
-        Golden items with the same fingerprint now and when the version was recorded.
+        Golden items the live version holds a result for, with the same
+        fingerprint (stored, or given in the input).
     added, changed, removed : tuple of str
-        Item ids new in the input's golden set, edited since (another
-        fingerprint), or gone from it; added and changed count as missing
-        for the baseline.
-    source : file-like
-        The input with the baseline's result lines appended (what the gate loads).
+        Item ids new in the input's golden set, edited since the live version
+        was measured (another fingerprint), or gone from it.
+    unmeasured : tuple of str
+        Items with the same fingerprint that the live version has no result for.
+    from_input : tuple of str
+        Items whose live-version results come from the input (new to the ledger).
+    data : EvalInput
+        The input with the live version's results added (what the gate scores).
+    shared : numpy.ndarray
+        Per golden item: it is compared (the live version holds a result for it).
     """
 
     label: str
@@ -61,20 +81,79 @@ class LiveBaseline:
     added: tuple[str, ...]
     changed: tuple[str, ...]
     removed: tuple[str, ...]
-    source: io.BytesIO
+    unmeasured: tuple[str, ...]
+    from_input: tuple[str, ...]
+    data: object
+    shared: np.ndarray = field(repr=False)
+
+    @property
+    def not_compared(self) -> dict[str, tuple[str, ...]]:
+        """The items not compared, by why: ``added``, ``changed``, ``no result``."""
+        return {
+            "added": tuple(i for i in self.added if i not in self.from_input),
+            "changed": tuple(i for i in self.changed if i not in self.from_input),
+            "no result": self.unmeasured,
+        }
 
     @property
     def message(self) -> str:
-        """One line: where the baseline came from and which items could not be paired."""
+        """One line: where the baseline came from and which items it is compared on."""
         evidence = (
             f"evaluation {self.evaluation_id}" if self.evaluation_id is not None else "no gate"
         )
-        return (
+        missing = self.not_compared
+        line = (
             f"baseline {quoted(self.label)} is the live version (release {self.release_id} of "
-            f"{self.release_date}, on {evidence}); {self.paired} items paired; "
-            f"changed since: {format_id_list(self.changed)}; added: {format_id_list(self.added)} "
-            f"(both count as missing for the baseline); removed: {format_id_list(self.removed)}"
+            f"{self.release_date}, on {evidence}); compared on {self.paired} items"
         )
+        if self.from_input:
+            line += f" ({len(self.from_input)} of them measured in this input)"
+        line += (
+            f"; not compared: added {format_id_list(missing['added'])}, changed "
+            f"{format_id_list(missing['changed'])}, no result "
+            f"{format_id_list(missing['no result'])}; removed since: "
+            f"{format_id_list(self.removed)}"
+        )
+        return line
+
+    def scope(self):
+        """The :class:`~buddy_eval.BaselineScope` the gate compares the live version on."""
+        from .._evaluation import BaselineScope
+
+        return BaselineScope(
+            items=self.shared,
+            not_compared=self.not_compared,
+            source=(
+                f"the live version {quoted(self.label)} (release {self.release_id} of "
+                f"{self.release_date}), read from the ledger"
+            ),
+            hint=self.hint,
+        )
+
+    @property
+    def hint(self) -> str | None:
+        """How to compare the items not compared; None when every item is."""
+        if not any(self.not_compared.values()):
+            return None
+        return (
+            f"to compare them, run version {quoted(self.label)} on those items, add its result "
+            f"lines (labelled {self.label}) to the input and run again: they are scored with "
+            "its stored results and recorded as its own"
+        )
+
+
+def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, trials=False):
+    """The gate's evaluation of ``candidate`` against the live version in ``ledger``.
+
+    Returns
+    -------
+    tuple of (Evaluation, LiveBaseline)
+    """
+    from .._evaluation import evaluate
+
+    live = live_baseline(ledger, source, trials=trials)
+    evaluation = evaluate(live.data, live.label, candidate, settings, scope=live.scope())
+    return evaluation, live
 
 
 def _input_bytes(source) -> tuple[bytes, str]:
@@ -85,99 +164,184 @@ def _input_bytes(source) -> tuple[bytes, str]:
     return read_input_bytes(source), str(source)
 
 
+def _line_key(line: tuple) -> tuple:
+    cited, refused, answer = line
+    return (cited is not None, cited or "", bool(refused), answer is not None, answer or "")
+
+
 def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
-    """The input at ``source`` with the live version's result lines added as the baseline.
+    """The input at ``source`` with the live version's stored results added as the baseline.
 
     Raises
     ------
     InputError
-        Nothing released yet, the live version recorded without answers, its
-        label already in the input (or not writable as a text label), or
-        repeated trials without ``trials``.
+        Nothing released yet, the live version recorded without answers,
+        repeated trials without ``trials``, a line of the live version in the
+        input that contradicts its stored result, or a damaged ledger.
     """
-    from .._loading import load
+    from .._loading import EvalInput, load
     from ._record import _golden_items
 
     data, name = _input_bytes(source)
     loaded = load(_NamedBytes(data, name), trials=trials)
     current = _golden_items(loaded)
     name_ledger = os.fspath(ledger)
-    connection = connect(name_ledger)
-    try:
-        row = connection.execute(
-            "SELECT r.id, r.date, r.evaluation_id, v.id, v.label, v.golden_set_id, "
-            "v.answers_kept FROM releases r JOIN versions v ON v.id = r.version_id "
-            "ORDER BY r.id DESC LIMIT 1"
-        ).fetchone()
-        if row is None:
+    with reading(name_ledger) as connection:
+        done = _store.releases(connection, name_ledger)
+        if not done:
             raise InputError(
                 "nothing has been released yet, so there is no live baseline; release a "
                 "version first (buddy-eval ledger release LABEL --ledger PATH)",
                 source=name_ledger,
             )
-        release_id, date, evaluation_id, version_id, label, golden_set_id, kept = row
-        stored = connection.execute(
-            "SELECT position, fingerprint, item_id FROM golden_items WHERE golden_set_id = ? "
-            "ORDER BY position",
-            (golden_set_id,),
-        ).fetchall()
-        results = connection.execute(
-            "SELECT position, trial, cited, refused, answer FROM results WHERE version_id = ? "
-            "ORDER BY position, trial",
-            (version_id,),
-        ).fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the ledger: {exc}", source=name_ledger) from None
-    finally:
-        connection.close()
-    if not kept:
-        raise InputError(
-            f"the live version {quoted(label)} was recorded without answers (--no-answers); "
-            "the gate needs them to score it again: give its results in the input instead"
-        )
-    if any(ch.isspace() for ch in label) or not label:
-        raise InputError(
-            f"the live version's label {quoted(label)} holds spaces, which the text format "
-            "cannot carry: give its results in the input instead"
-        )
-    if label in loaded.versions:
-        raise InputError(
-            f"the input already holds results for the live version {quoted(label)}; with "
-            "--baseline live its results come from the ledger: remove them or name the baseline"
-        )
-    if not trials and any(trial > 0 for _, trial, *_ in results):
+        live = done[-1]
+        label = _store.versions(connection)[live.version_id]
+        stored = _store.result_sets(connection, name_ledger, live.version_id)
+        sets = _store.golden_sets(connection, name_ledger, {r.golden_set_id for r in stored})
+    facts: dict[str, list] = {}
+    then: dict[str, str] = {}  # item id -> fingerprint, as the live version was measured
+    for result_set in stored:
+        items = sets[result_set.golden_set_id].items
+        lines: dict[int, list] = {}
+        for position, trial, cited, refused, answer in result_set.lines:
+            lines.setdefault(position, []).append((trial, cited, refused, answer))
+        for outcome in result_set.outcomes:
+            fingerprint, item_id = items[outcome[0]][:2]
+            if not result_set.answers_kept:
+                raise InputError(
+                    f"the live version {quoted(label)} was recorded without answers "
+                    "(--no-answers); the gate needs them to score it again: give its results "
+                    "in the input instead"
+                )
+            facts[fingerprint] = lines.get(outcome[0], [])
+            then[item_id] = fingerprint
+    if not trials and any(len(lines) > 1 for lines in facts.values()):
         raise InputError(
             f"the live version {quoted(label)} was recorded with repeated trials: add --trials"
         )
-    now = {fingerprint: item_id for fingerprint, item_id, *_ in current}
-    ids_now = {item_id for _, item_id, *_ in current}
-    then = {position: fingerprint for position, fingerprint, _ in stored}
-    ids_then = {item_id: fingerprint for _, fingerprint, item_id in stored}
-    fingerprints_then = set(then.values())
-    lines = []
-    for position, _trial, cited, refused, answer in results:
-        if any(c in text for text in (cited or "", answer or "") for c in "\r\n"):
+
+    fingerprints = [item[0] for item in current]
+    ids_now = [item[1] for item in current]
+    golden = loaded.golden_columns
+    results, join = loaded.result_columns, loaded.join
+    code = join.versions.index(label) if label in join.versions else len(join.versions)
+    mine = join.version == code
+    # The input's own lines of the live version: new facts, or the stored ones again.
+    given: dict[int, list] = {}
+    for row in np.flatnonzero(mine & (join.item >= 0)).tolist():
+        given.setdefault(int(join.item[row]), []).append(row)
+    keep = ~mine | (join.item < 0)
+    from_input = []
+    cited_all = results.cited.to_pylist() if given else []
+    answers = results.answer.column().to_pylist() if given else []
+    for position, rows in given.items():
+        stored_lines = facts.get(fingerprints[position])
+        if stored_lines is None:
+            keep[rows] = True
+            from_input.append(position)
+            continue
+        here = sorted(
+            ((cited_all[r], bool(results.refused[r]), answers[r]) for r in rows), key=_line_key
+        )
+        there = sorted(((c, bool(f), a) for _, c, f, a in stored_lines), key=_line_key)
+        if here != there:
+            line = int(results.line[rows[0]])
             raise InputError(
-                f"a stored answer of the live version {quoted(label)} holds a line break, which "
-                "the text format cannot carry: give its results in the input instead"
+                f"version {quoted(label)} is the live version and already has another result "
+                f"for item {quoted(ids_now[position])} in the ledger; the results of a version "
+                "are facts: remove this line or give its results a new version label",
+                source=name,
+                line=line,
             )
-        item_id = now.get(then[position])
-        if item_id is not None:
-            flag = "Y" if refused else "N"
-            lines.append(f"{label} {item_id} {cited or '-'} {flag} {answer or ''}")
-    paired = sum(1 for fingerprint in now if fingerprint in fingerprints_then)
-    changed = tuple(i for fp, i, *_ in current if i in ids_then and ids_then[i] != fp)
-    added = tuple(i for _, i, *_ in current if i not in ids_then)
-    removed = tuple(i for i in ids_then if i not in ids_now)
-    tail = ("" if data.endswith(b"\n") or not data else "\n") + "".join(f"{x}\n" for x in lines)
+    shared = np.array([fp in facts for fp in fingerprints], dtype=bool)
+    shared[from_input] = True
+    stored_rows = [
+        (position, *line)
+        for position, fingerprint in enumerate(fingerprints)
+        if fingerprint in facts
+        for line in facts[fingerprint]
+    ]
+    kept = np.flatnonzero(keep)
+    merged = _merged(loaded, kept, stored_rows, label, code, trials)
+    fingerprints_then = set(then.values())
+    removed = tuple(i for i in then if i not in set(ids_now))
+    changed = tuple(
+        i for fp, i in zip(fingerprints, ids_now, strict=True)
+        if i in then and then[i] != fp and fp not in facts
+    )  # fmt: skip
+    added = tuple(i for i in ids_now if i not in then)
+    unmeasured = tuple(
+        i
+        for k, (fp, i) in enumerate(zip(fingerprints, ids_now, strict=True))
+        if not shared[k] and i in then and then[i] == fp
+    )
+    del fingerprints_then
+    from_ids = tuple(ids_now[p] for p in sorted(from_input))
     return LiveBaseline(
         label=label,
-        release_id=int(release_id),
-        release_date=date,
-        evaluation_id=evaluation_id,
-        paired=paired,
+        release_id=live.id,
+        release_date=live.date,
+        evaluation_id=live.evaluation_id,
+        paired=int(shared.sum()),
         added=added,
         changed=changed,
         removed=removed,
-        source=_NamedBytes(data + tail.encode("utf-8"), name),
+        unmeasured=unmeasured,
+        from_input=from_ids,
+        data=EvalInput(
+            loaded.thresholds,
+            golden,
+            merged[0],
+            merged[1],
+            source=loaded.source,
+            warnings=loaded.warnings,
+            results_line=loaded.results_line,
+        ),
+        shared=shared,
     )
+
+
+def _merged(loaded, kept: np.ndarray, stored: list, label: str, code: int, trials: bool):
+    """The input's result columns at ``kept`` followed by the stored lines of ``label``."""
+    from .._input_columns import JoinCodes, ResultColumns, Texts
+
+    results, join = loaded.result_columns, loaded.join
+    taken = pa.array(kept, pa.int64())
+    n = len(stored)
+    positions = np.array([s[0] for s in stored], np.int64)
+    item_ids = loaded.golden_columns.item_id.take(pa.array(positions, pa.int64()))
+
+    def text(own: pa.Array, extra) -> pa.Array:
+        return pa.concat_arrays(
+            [
+                own.cast(pa.large_string()),
+                pa.array(extra, pa.large_string()).cast(pa.large_string()),
+            ]
+        )
+
+    columns = ResultColumns(
+        version=text(results.version.take(taken), [label] * n),
+        item_id=pa.concat_arrays(
+            [results.item_id.take(taken).cast(pa.large_string()), item_ids.cast(pa.large_string())]
+        ),
+        cited=text(results.cited.take(taken), [s[2] for s in stored]),
+        refused=np.concatenate(
+            [results.refused[kept], np.array([bool(s[3]) for s in stored], dtype=bool)]
+        ),
+        answer=Texts(
+            text(results.answer.take(kept), [s[4] if s[4] is not None else "" for s in stored])
+        ),
+        line=np.concatenate([results.line[kept], np.zeros(n, np.int64)]),
+    )
+    versions = join.versions if code < len(join.versions) else (*join.versions, label)
+    codes = JoinCodes(
+        versions=tuple(versions),
+        version=np.concatenate([join.version[kept], np.full(n, code, join.version.dtype)]),
+        item=np.concatenate([join.item[kept], positions.astype(join.item.dtype)]),
+        trial=(
+            np.concatenate([join.trial[kept], np.array([s[1] for s in stored], join.trial.dtype)])
+            if trials and join.trial is not None
+            else None
+        ),
+    )
+    return columns, codes

@@ -2,27 +2,37 @@
 
 :func:`prepare` turns an :class:`~buddy_eval.Evaluation` into the rows to
 write (fingerprints, per-item outcomes from the gate's own grid, the exact
-counts and the decision's checks); :meth:`Plan.check` finds a version label
-the ledger already holds with other results; :meth:`Plan.write` writes it all
-in one transaction. :func:`record` does the three.
+counts and the decision's checks); :meth:`Plan.check` finds a result that
+contradicts one the ledger holds; :meth:`Plan.write` writes it all in one
+transaction. :func:`record` does the three.
+
+Results are facts per item
+--------------------------
+A version's result on an item with a given fingerprint never changes once
+recorded. Recording a version again, on the same golden set or on another
+revision, adds its results for the items it has none for (added or changed
+items, or items it had no result for); a result that differs from the
+stored one for the same item fingerprint (another answer, flag or source,
+or another number of trials) is refused, and nothing is written.
 
 Fingerprints
 ------------
 - A golden item's fingerprint is the SHA-256 (hex) of the UTF-8 JSON array
   ``[item_id, item_type, required_source, keywords]`` (no spaces, non-ASCII
   kept), so an item keeps its fingerprint when other items change.
-- A golden set's fingerprint is the SHA-256 of its items' fingerprints in
-  golden order, one per line (``\\n``-joined).
-- A version's ``results_sha256`` and the evaluation's ``input_sha256`` hash
-  the result lines column by column (length, validity, lengths and bytes of
-  each text column), so the same content loaded from a file, standard input
-  or DataFrames has the same fingerprint.
+- A golden set's fingerprint is the SHA-256 of its items' fingerprints,
+  sorted, one per line (``\\n``-joined): the order of the items is no change.
+- A version's results are hashed in a canonical form: per item (by
+  fingerprint), its result lines sorted, so the same results in another
+  line order are the same results; the evaluation's ``input_sha256`` hashes
+  the thresholds, the golden set and every version's results that way.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import getpass
 import hashlib
 import json
 import os
@@ -37,11 +47,14 @@ import pyarrow as pa
 from .._errors import InputError, quoted
 from .._thresholds import decimal_text
 from .._vocabulary import METRICS
-from ._schema import connect, ledger_error, transaction
+from . import _store
+from ._schema import ledger_error, writing
 
-__all__ = ["Plan", "Recorded", "check_date", "prepare", "record"]
+__all__ = ["Plan", "Provenance", "Recorded", "check_date", "prepare", "record"]
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Characters of a ``--by`` name, a commit, a run URL or a pipeline kept at most.
+_PROVENANCE_LIMIT = 500
 
 
 def check_date(text: str | None, what: str = "--date") -> str | None:
@@ -63,6 +76,11 @@ def check_date(text: str | None, what: str = "--date") -> str | None:
     return text
 
 
+def today() -> str:
+    """Today's date (UTC), ``YYYY-MM-DD``."""
+    return dt.datetime.now(dt.UTC).date().isoformat()
+
+
 def _text(value, what: str) -> str | None:
     if value is None:
         return None
@@ -78,6 +96,58 @@ def _text(value, what: str) -> str | None:
 def now_utc() -> str:
     """The current UTC time, ISO 8601 to the second."""
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who recorded a row, and where: the CI run when there is one.
+
+    ``commit``, ``run_url`` and ``pipeline`` come from the standard GitHub
+    Actions variables (``GITHUB_SHA``, ``GITHUB_SERVER_URL``,
+    ``GITHUB_REPOSITORY``, ``GITHUB_RUN_ID``, ``GITHUB_WORKFLOW``,
+    ``GITHUB_RUN_NUMBER``) or GitLab CI variables (``CI_COMMIT_SHA``,
+    ``CI_JOB_URL``, ``CI_PIPELINE_URL``), when present.
+    """
+
+    by: str
+    commit: str | None = None
+    run_url: str | None = None
+    pipeline: str | None = None
+
+    @classmethod
+    def here(cls, by: str | None = None, environ=None) -> Provenance:
+        """``by`` (default: the user name) and the CI run read from ``environ``."""
+        env = os.environ if environ is None else environ
+        if by is None:
+            try:
+                by = getpass.getuser()
+            except (OSError, KeyError, ImportError):
+                by = "unknown"
+        by = _text(by, "--by")
+        if not by or not by.strip():
+            raise InputError("--by is empty; give who records this")
+        commit = run_url = pipeline = None
+        if env.get("GITHUB_ACTIONS") == "true":
+            commit = env.get("GITHUB_SHA")
+            parts = [env.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY",
+                                          "GITHUB_RUN_ID")]  # fmt: skip
+            if all(parts):
+                run_url = f"{parts[0]}/{parts[1]}/actions/runs/{parts[2]}"
+            workflow, number = env.get("GITHUB_WORKFLOW"), env.get("GITHUB_RUN_NUMBER")
+            pipeline = f"{workflow} #{number}" if workflow and number else workflow
+        elif env.get("GITLAB_CI") == "true":
+            commit = env.get("CI_COMMIT_SHA")
+            run_url = env.get("CI_JOB_URL")
+            pipeline = env.get("CI_PIPELINE_URL") or env.get("CI_PIPELINE_ID")
+
+        def bounded(value):
+            return None if not value else str(value)[:_PROVENANCE_LIMIT]
+
+        return cls(str(by)[:_PROVENANCE_LIMIT], bounded(commit), bounded(run_url),
+                   bounded(pipeline))  # fmt: skip
+
+    def columns(self) -> tuple:
+        return (self.by, self.commit, self.run_url, self.pipeline)
 
 
 def exact_text(value) -> str | None:
@@ -172,10 +242,27 @@ def _golden_items(data) -> list[tuple]:
 
 @dataclass
 class _Version:
+    """One version's results in the input, per golden position (input order)."""
+
     label: str
-    results_sha256: str
-    rows: list  # results columns: position, trial, cited, refused, answer
-    outcomes: list  # outcomes columns: position, trials, correct, cited_ok, refused_ok, violation
+    digest: str  # canonical: per item fingerprint, its lines sorted
+    outcomes: list  # (position, trials, correct, cited_ok, refused_ok, violation, passed)
+    lines: list  # (position, trial, cited, refused, answer), by (position, trial)
+    answers: bool  # the answers are kept
+
+    def per_item(self) -> dict[int, list]:
+        """Per input position, its result lines as sorted (cited, refused, answer) triples."""
+        found: dict[int, list] = {}
+        for position, _trial, cited, refused, answer in self.lines:
+            found.setdefault(position, []).append((cited, refused, answer))
+        for lines in found.values():
+            lines.sort(key=_line_key)
+        return found
+
+
+def _line_key(line: tuple) -> tuple:
+    cited, refused, answer = line
+    return (cited is not None, cited or "", refused, answer is not None, answer or "")
 
 
 @dataclass
@@ -195,39 +282,27 @@ class Plan:
     margin: str | None
     min_paired: int
     trials: bool
+    compared_items: int
+    not_compared: list[str]
     verdict: str
     reasons: str
     metrics: list  # (label, metric, numerator, denominator, missing)
-    checks: list  # (position, kind, metric, candidate, reference, blocks, measured, bound)
-    answers_kept: bool
-    date: str | None = None
-    note: str | None = None
-    reused: tuple[str, ...] = ()  # versions taken from the ledger (the live baseline)
+    checks: list  # (position, kind, metric, candidate, reference, blocks, measured, bound,
+    #               bound_method)
+    date: str
+    note: str | None
+    provenance: Provenance
+    live_release: int | None = None
 
-    def check(self, connection: sqlite3.Connection) -> None:
-        """Raise :class:`InputError` when a version label is recorded with other results."""
+    def check(self, connection: sqlite3.Connection, name: str) -> None:
+        """Raise :class:`InputError` when a result contradicts one the ledger holds."""
+        golden = self._stored_golden(connection)
         for version in self.versions:
             row = connection.execute(
-                "SELECT v.results_sha256, g.fingerprint FROM versions v "
-                "JOIN golden_sets g ON g.id = v.golden_set_id WHERE v.label = ?",
-                (version.label,),
+                "SELECT id FROM versions WHERE label = ?", (version.label,)
             ).fetchone()
-            if row is None:
-                continue
-            results, golden = row
-            if golden != self.golden_fingerprint:
-                raise InputError(
-                    f"version {quoted(version.label)} is already in the ledger, scored on "
-                    f"another golden set ({golden[:12]}, this input's is "
-                    f"{self.golden_fingerprint[:12]}); the results of a version are facts: "
-                    "give these results a new version label"
-                )
-            if results != version.results_sha256:
-                raise InputError(
-                    f"version {quoted(version.label)} is already in the ledger with different "
-                    "results; the results of a version are facts: give these results a new "
-                    "version label"
-                )
+            if row is not None:
+                self._new_facts(connection, name, int(row[0]), version, golden)
 
     def existing(self, connection: sqlite3.Connection) -> int | None:
         """The id of this very evaluation (same input, same settings) when already recorded."""
@@ -237,114 +312,205 @@ class Plan:
         ).fetchone()
         return None if row is None else int(row[0])
 
-    def write(self, connection: sqlite3.Connection) -> Recorded:
-        """Write the evaluation in one transaction; nothing when it is already there."""
-        with transaction(connection):
-            found = self.existing(connection)
-            if found is not None:
-                return Recorded(found, False, ())
-            self.check(connection)
-            golden_set_id = self._golden_set(connection)
-            added = []
-            ids = {}
-            for label in self.reused:
-                row = connection.execute(
-                    "SELECT id FROM versions WHERE label = ?", (label,)
-                ).fetchone()
-                if row is None:
-                    raise InputError(f"version {quoted(label)} is no longer in the ledger")
-                ids[label] = int(row[0])
-            for version in self.versions:
-                row = connection.execute(
-                    "SELECT id FROM versions WHERE label = ?", (version.label,)
-                ).fetchone()
-                if row is None:
-                    ids[version.label] = self._insert_version(connection, version, golden_set_id)
-                    added.append(version.label)
-                else:
-                    ids[version.label] = int(row[0])
-            evaluation_id = connection.execute(
-                "INSERT INTO evaluations (input_sha256, settings, source, golden_set_id, "
-                "baseline_version_id, candidate_version_id, threshold_correctness, "
-                "threshold_citation, threshold_refusal, rule, margin, min_paired, trials, "
-                "verdict, reasons, buddy_eval_version, date, note, recorded_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    self.input_sha256,
-                    self.settings,
-                    self.source,
-                    golden_set_id,
-                    ids[self.baseline],
-                    ids[self.candidate],
-                    *self.thresholds,
-                    self.rule,
-                    self.margin,
-                    self.min_paired,
-                    int(self.trials),
-                    self.verdict,
-                    self.reasons,
-                    _package_version(),
-                    self.date,
-                    self.note,
-                    now_utc(),
-                ),
-            ).lastrowid
-            connection.executemany(
-                "INSERT INTO evaluation_metrics (evaluation_id, version_id, metric, numerator, "
-                "denominator, missing) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (evaluation_id, ids[label], metric, _integer(num), _integer(den), miss)
-                    for label, metric, num, den, miss in self.metrics
-                ],
-            )
-            connection.executemany(
-                "INSERT INTO checks (evaluation_id, position, kind, metric, candidate, "
-                "reference, blocks, measured, bound) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(evaluation_id, *check) for check in self.checks],
-            )
-            return Recorded(new_id(evaluation_id), True, tuple(added))
-
-    def _golden_set(self, connection: sqlite3.Connection) -> int:
+    def _stored_golden(self, connection) -> tuple[int, list[int]] | None:
+        """This golden set's id and, per input position, its stored position (None: new)."""
         row = connection.execute(
             "SELECT id FROM golden_sets WHERE fingerprint = ?", (self.golden_fingerprint,)
         ).fetchone()
-        if row is not None:
-            return int(row[0])
-        golden_set_id = connection.execute(
-            "INSERT INTO golden_sets (fingerprint, item_count) VALUES (?, ?)",
-            (self.golden_fingerprint, len(self.items)),
-        ).lastrowid
+        if row is None:
+            return None
+        stored = {
+            fp: position
+            for position, fp in connection.execute(
+                "SELECT position, fingerprint FROM golden_items WHERE golden_set_id = ?",
+                (int(row[0]),),
+            )
+        }
+        return int(row[0]), [stored[item[0]] for item in self.items]
+
+    def _new_facts(self, connection, name: str, version_id: int, version: _Version, golden):
+        """The outcomes and lines of ``version`` the ledger lacks; refuse a contradiction."""
+        if golden is not None:
+            known = connection.execute(
+                "SELECT 1 FROM result_sets WHERE version_id = ? AND golden_set_id = ? "
+                "AND input_results_sha256 = ?",
+                (version_id, golden[0], version.digest),
+            ).fetchone()
+            if known is not None:  # these very results were recorded on this golden set
+                return [], []
+        stored_sets = _store.result_sets(connection, name, version_id)
+        sets = _store.golden_sets(connection, name, {r.golden_set_id for r in stored_sets})
+        facts: dict[str, tuple] = {}
+        for result_set in stored_sets:
+            fingerprints = sets[result_set.golden_set_id].fingerprints
+            lines: dict[int, list] = {}
+            for position, _trial, cited, refused, answer in result_set.lines:
+                lines.setdefault(position, []).append((cited, refused, answer))
+            for outcome in result_set.outcomes:
+                mine = sorted(lines.get(outcome[0], []), key=_line_key)
+                facts[fingerprints[outcome[0]]] = (
+                    tuple(outcome[1:]),
+                    mine,
+                    result_set.answers_kept,
+                )
+        if not facts:
+            return version.outcomes, version.lines
+        new_lines = version.per_item()
+        fresh = []
+        for outcome in version.outcomes:
+            position = outcome[0]
+            fingerprint, item_id = self.items[position][0], self.items[position][1]
+            stored = facts.get(fingerprint)
+            if stored is None:
+                fresh.append(position)
+                continue
+            mine = new_lines[position]
+            if not stored[2]:  # stored without answers: compare what was kept
+                mine = sorted(((c, r, None) for c, r, _ in mine), key=_line_key)
+            if stored[0] != tuple(outcome[1:]) or stored[1] != mine:
+                what = (
+                    f"{len(stored[1])} trials there, {len(mine)} here"
+                    if len(stored[1]) != len(mine)
+                    else "another result"
+                )
+                raise InputError(
+                    f"version {quoted(version.label)} already has a result for item "
+                    f"{quoted(item_id)} in the ledger ({what}); the results of a version are "
+                    "facts: give these results a new version label"
+                )
+        keep = set(fresh)
+        return (
+            [o for o in version.outcomes if o[0] in keep],
+            [line for line in version.lines if line[0] in keep],
+        )
+
+    def write(self, connection: sqlite3.Connection, name: str = "") -> Recorded:
+        """Write the evaluation in the open write transaction; nothing when already there."""
+        found = self.existing(connection)
+        if found is not None:
+            return Recorded(found, False, (), ())
+        golden = self._stored_golden(connection)
+        golden_set_id = golden[0] if golden is not None else self._insert_golden(connection)
+        positions = golden[1] if golden is not None else list(range(len(self.items)))
+        ids: dict[str, int] = {}
+        added, extended = [], []
+        for version in self.versions:
+            row = connection.execute(
+                "SELECT id FROM versions WHERE label = ?", (version.label,)
+            ).fetchone()
+            if row is None:
+                version_id = new_id(
+                    connection.execute(
+                        "INSERT INTO versions (label) VALUES (?)", (version.label,)
+                    ).lastrowid
+                )
+                outcomes, lines = version.outcomes, version.lines
+                added.append(version.label)
+            else:
+                version_id = int(row[0])
+                outcomes, lines = self._new_facts(connection, name, version_id, version, golden)
+                if outcomes:
+                    extended.append(version.label)
+            ids[version.label] = version_id
+            if outcomes:
+                self._insert_results(
+                    connection, version_id, golden_set_id, version, outcomes, lines, positions
+                )
+        fields = (
+            self.input_sha256,
+            self.settings,
+            self.source,
+            golden_set_id,
+            ids[self.baseline],
+            ids[self.candidate],
+            self.live_release,
+            *self.thresholds,
+            self.rule,
+            self.margin,
+            self.min_paired,
+            int(self.trials),
+            self.compared_items,
+            json.dumps(self.not_compared, ensure_ascii=False),
+            self.verdict,
+            self.reasons,
+            _package_version(),
+            self.date,
+            self.note,
+            *self.provenance.columns(),
+            now_utc(),
+        )
+        metrics = [
+            (ids[label], metric, _integer(num), _integer(den), miss)
+            for label, metric, num, den, miss in self.metrics
+        ]
+        digest = _store.evaluation_row_sha256(fields, metrics, self.checks)
+        evaluation_id = new_id(
+            connection.execute(
+                "INSERT INTO evaluations (input_sha256, settings, source, golden_set_id, "
+                "baseline_version_id, candidate_version_id, live_release_id, "
+                "threshold_correctness, threshold_citation, threshold_refusal, rule, margin, "
+                "min_paired, trials, compared_items, not_compared, verdict, reasons, "
+                "buddy_eval_version, date, note, recorded_by, commit_sha, run_url, pipeline, "
+                "recorded_at, sha256) "
+                f"VALUES ({', '.join('?' * (len(fields) + 1))})",
+                (*fields, digest),
+            ).lastrowid
+        )
+        connection.executemany(
+            "INSERT INTO evaluation_metrics (evaluation_id, version_id, metric, numerator, "
+            "denominator, missing) VALUES (?, ?, ?, ?, ?, ?)",
+            [(evaluation_id, *m) for m in metrics],
+        )
+        connection.executemany(
+            "INSERT INTO checks (evaluation_id, position, kind, metric, candidate, "
+            "reference, blocks, measured, bound, bound_method) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(evaluation_id, *check) for check in self.checks],
+        )
+        return Recorded(evaluation_id, True, tuple(added), tuple(extended))
+
+    def _insert_golden(self, connection: sqlite3.Connection) -> int:
+        count = connection.execute("SELECT count(*) FROM golden_sets").fetchone()[0]
+        golden_set_id = new_id(
+            connection.execute(
+                "INSERT INTO golden_sets (revision, fingerprint, item_count) VALUES (?, ?, ?)",
+                (f"r{int(count) + 1}", self.golden_fingerprint, len(self.items)),
+            ).lastrowid
+        )
         connection.executemany(
             "INSERT INTO golden_items (golden_set_id, position, fingerprint, item_id, "
             "item_type, required_source, keywords) VALUES (?, ?, ?, ?, ?, ?, ?)",
             ((golden_set_id, position, *item) for position, item in enumerate(self.items)),
         )
-        return new_id(golden_set_id)
+        return golden_set_id
 
-    def _insert_version(self, connection, version: _Version, golden_set_id: int) -> int:
-        version_id = connection.execute(
-            "INSERT INTO versions (label, golden_set_id, results_sha256, result_lines, "
-            "answers_kept) VALUES (?, ?, ?, ?, ?)",
-            (
-                version.label,
-                golden_set_id,
-                version.results_sha256,
-                len(version.rows[0]),
-                int(self.answers_kept),
-            ),
-        ).lastrowid
-        # One packed row per version each: hundreds of thousands of items cost one insert.
-        items = json.dumps(list(zip(*version.outcomes[1:], strict=True)), separators=(",", ":"))
+    def _insert_results(
+        self, connection, version_id, golden_set_id, version, outcomes, lines, positions
+    ) -> None:
+        moved = positions != list(range(len(positions)))
+        if moved:  # the golden set was first recorded with its items in another order
+            outcomes = sorted((positions[o[0]], *o[1:]) for o in outcomes)
+            lines = sorted((positions[x[0]], *x[1:]) for x in lines)
+        packed_outcomes = json.dumps([list(o) for o in outcomes], separators=(",", ":"))
+        packed_lines = json.dumps(
+            [list(x) for x in lines], ensure_ascii=False, separators=(",", ":")
+        )
+        row = (
+            version_id,
+            golden_set_id,
+            len(outcomes),
+            len(lines),
+            int(version.answers),
+            packed_outcomes,
+            packed_lines,
+            version.digest,
+        )
         connection.execute(
-            "INSERT INTO packed_outcomes (version_id, items) VALUES (?, ?)", (version_id, items)
+            "INSERT INTO result_sets (version_id, golden_set_id, items, result_lines, "
+            "answers_kept, outcomes, lines, input_results_sha256, sha256) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*row, _store.row_sha256(*row)),
         )
-        lines = json.dumps(
-            list(zip(*version.rows, strict=True)), ensure_ascii=False, separators=(",", ":")
-        )
-        connection.execute(
-            "INSERT INTO packed_results (version_id, lines) VALUES (?, ?)", (version_id, lines)
-        )
-        return new_id(version_id)
 
 
 def new_id(rowid: int | None) -> int:
@@ -379,11 +545,15 @@ class Recorded:
         nothing was written.
     versions_added : tuple of str
         Version labels recorded for the first time.
+    versions_extended : tuple of str
+        Version labels already in the ledger that gained results for items
+        they had none for (a golden set that grew, or changed items).
     """
 
     evaluation_id: int
     new: bool
     versions_added: tuple[str, ...]
+    versions_extended: tuple[str, ...] = ()
 
     @property
     def message(self) -> str:
@@ -394,10 +564,14 @@ class Recorded:
                 "settings); nothing changed"
             )
         added = ", ".join(quoted(v) for v in self.versions_added) or "none"
-        return f"recorded evaluation {self.evaluation_id}; new versions: {added}"
+        text = f"recorded evaluation {self.evaluation_id}; new versions: {added}"
+        if self.versions_extended:
+            more = ", ".join(quoted(v) for v in self.versions_extended)
+            text += f"; results added for items new to {more}"
+        return text
 
 
-def _settings_key(evaluation, live: int | None) -> str:
+def _settings_key(evaluation) -> str:
     settings = {
         k: (decimal_text(v) if isinstance(v, float) else v)
         for k, v in dataclasses.asdict(evaluation.settings).items()
@@ -407,8 +581,6 @@ def _settings_key(evaluation, live: int | None) -> str:
         candidate=evaluation.candidate,
         trials=bool(evaluation.data.trials),
     )
-    if live is not None:
-        settings["live_release"] = live
     return json.dumps(settings, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -419,31 +591,30 @@ def _where(applies: np.ndarray, values: np.ndarray) -> list:
     return column.tolist()
 
 
-def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Version]:
+def _versions(evaluation, fingerprints: pa.Array, answers: bool) -> list[_Version]:
     """Per version in the input: its result lines and per-item outcomes from the gate's grid."""
     data = evaluation.data
     grid = evaluation._all_versions_grid
     results, join = data.result_columns, data.join
     n_items = len(data.golden_columns)
     is_answer = data.golden_columns.is_answer
+    trials, passed = grid.item_trials()
     if grid.trials is not None:
-        trials, passes = grid.trials, grid.passes
+        passes = grid.passes
     else:
-        trials = grid.present.astype(np.int64)
         passes = {m: f.astype(np.int64) for m, f in grid.flags().items()}
     trial = join.trial if join.trial is not None else np.zeros(len(join.item), np.int64)
     answer_column = results.answer.column()
     out = []
     for v, label in enumerate(grid.versions):
-        if label in skip:
-            continue
         cells = slice(v * n_items, (v + 1) * n_items)
-        # Columns, NULL where a check is not of the item's type.
-        outcomes = [
-            list(range(n_items)),
-            trials[cells].tolist(),
+        held = trials[cells] > 0
+        positions = np.flatnonzero(held)
+        columns = [
+            positions.tolist(),
+            trials[cells][held].tolist(),
             *(
-                _where(applies, passes[m][cells])
+                _where(applies[held], passes[m][cells][held])
                 for m, applies in (
                     ("correctness", is_answer),
                     ("citation", is_answer),
@@ -451,6 +622,7 @@ def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Ve
                     ("violations", ~is_answer),
                 )
             ),
+            passed[cells][held].tolist(),
         ]
         code = data.join.versions.index(label)
         mine = np.flatnonzero((join.version == code) & (join.item >= 0))
@@ -459,22 +631,46 @@ def _versions(evaluation, answers: bool, skip: tuple[str, ...] = ()) -> list[_Ve
         cited = results.cited.take(taken)
         said = answer_column.take(taken)
         refused = results.refused[mine]
-        digest = hashlib.sha256()
-        digest.update(join.item[mine].astype("<i8").tobytes())
-        digest.update(trial[mine].astype("<i8").tobytes())
-        digest.update(refused.astype(np.uint8).tobytes())
-        _hash_strings(digest, results.item_id.take(taken))
-        _hash_strings(digest, cited)
-        _hash_strings(digest, said)
-        rows = [
-            join.item[mine].tolist(),
-            trial[mine].tolist(),
-            cited.to_pylist(),
-            refused.astype(np.int64).tolist(),
-            said.to_pylist() if answers else [None] * len(mine),
-        ]
-        out.append(_Version(label, digest.hexdigest(), rows, outcomes))
+        out.append(
+            _Version(
+                label,
+                _canonical_digest(fingerprints, join.item[mine], cited, refused, said),
+                list(zip(*columns, strict=True)),
+                list(
+                    zip(
+                        join.item[mine].tolist(),
+                        trial[mine].tolist(),
+                        cited.to_pylist(),
+                        refused.astype(np.int64).tolist(),
+                        said.to_pylist() if answers else [None] * len(mine),
+                        strict=True,
+                    )
+                ),
+                answers,
+            )
+        )
     return out
+
+
+def _canonical_digest(fingerprints, item, cited, refused, answer) -> str:
+    """SHA-256 of a version's result lines sorted by item fingerprint, then by their fields."""
+    table = pa.table(
+        {
+            "item": pa.array(fingerprints).take(pa.array(item, pa.int64())),
+            "cited": cited.cast(pa.large_string()),
+            "refused": pa.array(refused, pa.bool_()),
+            "answer": answer.cast(pa.large_string()),
+        }
+    )
+    order = [(c, "ascending") for c in ("item", "cited", "refused", "answer")]
+    table = table.sort_by(order) if len(table) else table
+    digest = hashlib.sha256()
+    for name in ("item", "cited", "answer"):
+        _hash_strings(digest, table.column(name))
+    digest.update(
+        np.asarray(table.column("refused").to_numpy(zero_copy_only=False), np.uint8).tobytes()
+    )
+    return digest.hexdigest()
 
 
 def prepare(
@@ -483,12 +679,13 @@ def prepare(
     date: str | None = None,
     note: str | None = None,
     no_answers: bool = False,
-    live: int | None = None,
+    live_release: int | None = None,
+    provenance: Provenance | None = None,
 ) -> Plan:
     """The rows recording ``evaluation`` writes, computed without touching a ledger.
 
-    ``live`` is the release whose version is the baseline, read from the
-    ledger (``--baseline live``): that version is not recorded again.
+    ``live_release`` is the release whose version is the baseline, read from
+    the ledger (``--baseline live``).
 
     Raises
     ------
@@ -501,22 +698,20 @@ def prepare(
         raise InputError(
             f"record takes an Evaluation (see buddy_eval.evaluate), got {type(evaluation).__name__}"
         )
-    date = check_date(date, "date")
-    note = _text(note, "note")
+    date = check_date(date, "--date") or today()
+    note = _text(note, "--note")
+    provenance = provenance or Provenance.here()
     data = evaluation.data
     items = _golden_items(data)
-    golden_fingerprint = hashlib.sha256("\n".join(i[0] for i in items).encode()).hexdigest()
+    golden_fingerprint = _store.set_fingerprint(i[0] for i in items)
+    versions = _versions(evaluation, pa.array([i[0] for i in items], pa.string()), not no_answers)
 
-    results = data.result_columns
     digest = hashlib.sha256()
     thresholds = tuple(str(data.thresholds[m]) for m in ("correctness", "citation", "refusal"))
     digest.update(("THRESHOLDS " + " ".join(thresholds) + "\n").encode())
     digest.update(golden_fingerprint.encode())
-    for column in (results.version, results.item_id, results.cited, results.answer.column()):
-        _hash_strings(digest, column)
-    digest.update(np.asarray(results.refused, dtype=np.uint8).tobytes())
-    if data.join.trial is not None:
-        digest.update(data.join.trial.astype("<i8").tobytes())
+    for version in sorted(versions, key=lambda v: v.label):
+        digest.update(json.dumps([version.label, version.digest]).encode())
 
     counts = evaluation.counts
     metrics = []
@@ -526,6 +721,7 @@ def prepare(
         for k, metric in enumerate(METRICS):
             num, den = parts[metric]
             metrics.append((label, metric, num, den, int(counts.missing[row, k])))
+    methods = _bound_methods(evaluation)
     checks = [
         (
             position,
@@ -536,19 +732,19 @@ def prepare(
             int(c.blocks),
             int(c.measured),
             None if c.bound is None else float(c.bound),
+            None if c.bound is None else methods.get(c.metric),
         )
         for position, c in enumerate(evaluation.decision.checks)
     ]
     settings = evaluation.settings
+    not_compared = evaluation.not_compared_ids()
     return Plan(
         source=data.source,
         input_sha256=digest.hexdigest(),
-        settings=_settings_key(evaluation, live),
+        settings=_settings_key(evaluation),
         golden_fingerprint=golden_fingerprint,
         items=items,
-        versions=_versions(
-            evaluation, not no_answers, (evaluation.baseline,) if live is not None else ()
-        ),
+        versions=versions,
         baseline=evaluation.baseline,
         candidate=evaluation.candidate,
         thresholds=thresholds,
@@ -556,15 +752,29 @@ def prepare(
         margin=None if settings.margin is None else decimal_text(settings.margin),
         min_paired=settings.min_paired,
         trials=bool(data.trials),
+        compared_items=len(items) - len(not_compared),
+        not_compared=not_compared,
         verdict="RELEASE" if evaluation.decision.release else "BLOCK",
         reasons=json.dumps(list(evaluation.decision.reasons)),
         metrics=metrics,
         checks=checks,
-        answers_kept=not no_answers,
         date=date,
         note=note,
-        reused=(evaluation.baseline,) if live is not None else (),
+        provenance=provenance,
+        live_release=live_release,
     )
+
+
+def _bound_methods(evaluation) -> dict[str, str]:
+    """Per rate metric, the method of its non-inferiority bound (when the rule used one)."""
+    if evaluation.settings.rule != "noninferiority":
+        return {}
+    out = {}
+    for m in evaluation.paired.metrics:
+        method = getattr(m, "bound_method", None) or m.diff_method
+        if method:
+            out[m.metric] = str(method)
+    return out
 
 
 def record(
@@ -574,6 +784,7 @@ def record(
     date: str | None = None,
     note: str | None = None,
     no_answers: bool = False,
+    by: str | None = None,
 ) -> Recorded:
     """Record an evaluation in the ledger at ``ledger_path`` (created when missing).
 
@@ -581,8 +792,9 @@ def record(
     the input with its per-item outcomes and result lines (answers unless
     ``no_answers``), the exact counts of every version, the verdict, its
     checks and reasons, the thresholds and settings are written in one
-    transaction. Recording the same input with the same settings again
-    writes nothing (:attr:`Recorded.new` is False).
+    transaction. A version already in the ledger gains its results on the
+    items it had none for; recording the same input with the same settings
+    again writes nothing (:attr:`Recorded.new` is False).
 
     Parameters
     ----------
@@ -591,11 +803,14 @@ def record(
     ledger_path : str or os.PathLike
         The ledger file.
     date : str, optional
-        The evaluation's date, ``YYYY-MM-DD``.
+        The evaluation's date, ``YYYY-MM-DD`` (default: today, UTC).
     note : str, optional
         Free text kept with the evaluation.
     no_answers : bool
         Keep the answer texts out of the ledger (the outcomes are kept).
+    by : str, optional
+        Who records it (default: the user name). The commit, run URL and
+        pipeline are taken from GitHub Actions or GitLab CI when run there.
 
     Returns
     -------
@@ -606,16 +821,27 @@ def record(
     ------
     InputError
         ``ledger_path`` is not a ledger (not SQLite, another schema, a
-        directory, a device, a symbolic link, ...), or a version label in the
-        input is already in the ledger with other results. Nothing is written.
+        directory, a device, a symbolic link, damaged, ...), or a result in
+        the input contradicts one the ledger holds for the same version and
+        item. Nothing is written.
     CouldNotFinishError
         The ledger could not be written (read-only, disk full).
+
+    Examples
+    --------
+    >>> import buddy_eval as be, tempfile, os
+    >>> ev = be.evaluate("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...                  "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
+    >>> path = os.path.join(tempfile.mkdtemp(), "release.ledger")
+    >>> be.record(ev, path, date="2026-03-01", by="ci").message
+    "recorded evaluation 1; new versions: 'OLD', 'NEW'"
     """
-    plan = prepare(evaluation, date=date, note=note, no_answers=no_answers)
-    connection = connect(ledger_path, create=True, write=True)
+    plan = prepare(
+        evaluation, date=date, note=note, no_answers=no_answers, provenance=Provenance.here(by)
+    )
+    name = os.fspath(ledger_path)
     try:
-        return plan.write(connection)
-    except sqlite3.Error as exc:
+        with writing(name, create=True) as connection:
+            return plan.write(connection, name)
+    except sqlite3.Error as exc:  # pragma: no cover - writing() turns these into errors
         raise ledger_error(ledger_path, exc) from None
-    finally:
-        connection.close()

@@ -1,16 +1,24 @@
-"""The ledger file: its schema, and how a path is checked and opened.
+"""The ledger file: its schema, and how a path is checked, opened and read or written.
 
 The ledger is one SQLite file (the standard library's :mod:`sqlite3`, no
 server). It is marked as a buddy_eval ledger by ``PRAGMA application_id`` and
-carries its schema version in ``PRAGMA user_version``; it runs in WAL mode
-with foreign keys on, and every write is one ``BEGIN IMMEDIATE`` transaction.
+carries its schema version in ``PRAGMA user_version``. It uses SQLite's
+rollback journal (``journal_mode = DELETE``): a reader never creates a file
+beside the ledger, and a reader on read-only storage opens it as immutable.
+
+Every read is one read transaction (:func:`reading`) and every write one
+``BEGIN IMMEDIATE`` transaction (:func:`writing`), and the file is judged
+(its header, its size, its schema) inside that transaction, so a concurrent
+writer can never make a sound ledger look truncated.
 
 A path is checked before anything is opened for writing: a symbolic link, a
 directory, a device, an empty or truncated file, a file that is not SQLite,
 an SQLite database that is not a ledger, or a ledger of a newer schema is
 refused with one :class:`~buddy_eval._errors.InputError`, the file untouched.
-A new ledger is built beside the target and linked into place, so another
-process never sees it half-made.
+Any damage SQLite reports is one input error naming the ledger. A new ledger
+is built beside the target and linked into place, so another process never
+sees it half-made. A ledger of an earlier schema is refused with a message
+saying so.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import os
 import secrets
 import sqlite3
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -30,24 +39,25 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "check_path",
-    "connect",
     "ledger_error",
-    "transaction",
+    "reading",
+    "writing",
 ]
 
 #: ``PRAGMA application_id`` of a ledger: "BELG" (buddy_eval ledger) in ASCII.
 APPLICATION_ID = 0x42454C47
 #: ``PRAGMA user_version`` of the schema below.
-SCHEMA_VERSION = 1
-#: Seconds a writer waits for another writer's transaction to end.
+SCHEMA_VERSION = 2
+#: Seconds a reader or a writer waits for another writer's transaction to end.
 BUSY_TIMEOUT = 60.0
 
 #: The schema, documented table by table (docs/ledger.md shows it as is).
 SCHEMA = """\
--- A golden set: the items, in order, scored by an evaluation.
+-- A golden set, one per revision: the items, in order, scored by an evaluation.
 CREATE TABLE golden_sets (
     id INTEGER PRIMARY KEY,
-    fingerprint TEXT NOT NULL UNIQUE,  -- SHA-256 (hex) of the set's canonical form
+    revision TEXT NOT NULL UNIQUE,     -- r1, r2, ...: the golden sets in recording order
+    fingerprint TEXT NOT NULL UNIQUE,  -- SHA-256 (hex) of its item fingerprints in order
     item_count INTEGER NOT NULL
 );
 -- The items of each golden set, in golden order (position 0, 1, ...).
@@ -62,45 +72,54 @@ CREATE TABLE golden_items (
     keywords TEXT NOT NULL,            -- JSON list of strings
     PRIMARY KEY (golden_set_id, position)
 ) WITHOUT ROWID;
--- A version label and its results: facts, recorded once (id = recording order).
+-- A version label (id = recording order).
 CREATE TABLE versions (
     id INTEGER PRIMARY KEY,
-    label TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL UNIQUE
+);
+-- A version's results on the items of one golden set that it had no result for before:
+-- facts, added and never changed. A version measured again on a later revision gets a
+-- second row holding only its new items (added or changed ones). Outcomes are packed as
+-- one JSON array of [position, trials, correct, cited_ok, refused_ok, violation, passed]
+-- per item with a result, and the result lines as one JSON array of [position, trial,
+-- cited, refused, answer]; query both through the views below.
+CREATE TABLE result_sets (
+    id INTEGER PRIMARY KEY,
+    version_id INTEGER NOT NULL REFERENCES versions (id),
     golden_set_id INTEGER NOT NULL REFERENCES golden_sets (id),
-    results_sha256 TEXT NOT NULL,      -- SHA-256 of its result lines (answers included)
-    result_lines INTEGER NOT NULL,     -- result lines on golden items (trials included)
-    answers_kept INTEGER NOT NULL CHECK (answers_kept IN (0, 1))
+    items INTEGER NOT NULL,            -- items with a result in this row
+    result_lines INTEGER NOT NULL,     -- result lines (trials included)
+    answers_kept INTEGER NOT NULL CHECK (answers_kept IN (0, 1)),
+    outcomes TEXT NOT NULL,
+    lines TEXT NOT NULL,
+    input_results_sha256 TEXT NOT NULL,  -- the version's results in the input that recorded
+                                       -- this row, in canonical form (line order aside)
+    sha256 TEXT NOT NULL               -- of the row's content: a change outside buddy-eval shows
 );
--- Per version, its outcome on every item of its golden set, in golden order, packed as
--- one JSON array of [trials, correct, cited_ok, refused_ok, violation] per item (one row
--- per version: written and read whole). Query them through the view below.
-CREATE TABLE packed_outcomes (
-    version_id INTEGER PRIMARY KEY REFERENCES versions (id),
-    items TEXT NOT NULL CHECK (json_valid(items))
-);
--- Per (version, golden item): position (the item's position in the version's golden set),
--- trials (0: no result, which counts as failed), and how many trials pass each check:
--- correct and cited_ok (NULL for REFUSE items), refused_ok and violation (trials answered;
--- NULL for ANSWER items).
-CREATE VIEW outcomes (version_id, position, trials, correct, cited_ok, refused_ok, violation) AS
-SELECT o.version_id, item.key, json_extract(item.value, '$[0]'),
-       json_extract(item.value, '$[1]'), json_extract(item.value, '$[2]'),
-       json_extract(item.value, '$[3]'), json_extract(item.value, '$[4]')
-FROM packed_outcomes AS o, json_each(o.items) AS item;
--- Every result line of a version on a golden item, in (position, trial) order, packed
--- as one JSON array of [position, trial, cited, refused, answer] (one row per version:
--- a version's lines are written and read whole). Query them through the view below.
-CREATE TABLE packed_results (
-    version_id INTEGER PRIMARY KEY REFERENCES versions (id),
-    lines TEXT NOT NULL CHECK (json_valid(lines))
-);
--- One row per result line: position and trial (0, 1, ... in input order) of the item,
--- cited (NULL: nothing cited), refused (0 or 1), answer (NULL when recorded without answers).
-CREATE VIEW results (version_id, position, trial, cited, refused, answer) AS
-SELECT r.version_id, json_extract(line.value, '$[0]'), json_extract(line.value, '$[1]'),
-       json_extract(line.value, '$[2]'), json_extract(line.value, '$[3]'),
-       json_extract(line.value, '$[4]')
-FROM packed_results AS r, json_each(r.lines) AS line;
+-- Per (version, item with a result): trials, and how many trials pass each check: correct
+-- and cited_ok (NULL for REFUSE items), refused_ok and violation (trials answered; NULL for
+-- ANSWER items), passed (every check of the item's type at once).
+CREATE VIEW outcomes (version, revision, item_id, item_fingerprint, trials, correct, cited_ok,
+                      refused_ok, violation, passed) AS
+SELECT v.label, g.revision, i.item_id, i.fingerprint, json_extract(o.value, '$[1]'),
+       json_extract(o.value, '$[2]'), json_extract(o.value, '$[3]'),
+       json_extract(o.value, '$[4]'), json_extract(o.value, '$[5]'),
+       json_extract(o.value, '$[6]')
+FROM result_sets AS r JOIN versions AS v ON v.id = r.version_id
+JOIN golden_sets AS g ON g.id = r.golden_set_id, json_each(r.outcomes) AS o
+JOIN golden_items AS i ON i.golden_set_id = r.golden_set_id
+                      AND i.position = json_extract(o.value, '$[0]');
+-- One row per result line: trial (0, 1, ... in input order), cited (NULL: nothing cited),
+-- refused (0 or 1), answer (NULL when recorded without answers).
+CREATE VIEW results (version, revision, item_id, item_fingerprint, trial, cited, refused,
+                     answer) AS
+SELECT v.label, g.revision, i.item_id, i.fingerprint, json_extract(l.value, '$[1]'),
+       json_extract(l.value, '$[2]'), json_extract(l.value, '$[3]'),
+       json_extract(l.value, '$[4]')
+FROM result_sets AS r JOIN versions AS v ON v.id = r.version_id
+JOIN golden_sets AS g ON g.id = r.golden_set_id, json_each(r.lines) AS l
+JOIN golden_items AS i ON i.golden_set_id = r.golden_set_id
+                      AND i.position = json_extract(l.value, '$[0]');
 -- One gate run: the candidate against the baseline, with its settings and verdict.
 CREATE TABLE evaluations (
     id INTEGER PRIMARY KEY,
@@ -110,6 +129,7 @@ CREATE TABLE evaluations (
     golden_set_id INTEGER NOT NULL REFERENCES golden_sets (id),
     baseline_version_id INTEGER NOT NULL REFERENCES versions (id),
     candidate_version_id INTEGER NOT NULL REFERENCES versions (id),
+    live_release_id INTEGER REFERENCES releases (id),  -- --baseline live: the release read
     threshold_correctness TEXT NOT NULL,  -- exact fractions: '3/5'
     threshold_citation TEXT NOT NULL,
     threshold_refusal TEXT NOT NULL,
@@ -117,15 +137,23 @@ CREATE TABLE evaluations (
     margin TEXT,                       -- as given ('0.02'); NULL when none
     min_paired INTEGER NOT NULL,
     trials INTEGER NOT NULL CHECK (trials IN (0, 1)),
+    compared_items INTEGER NOT NULL,   -- golden items the baseline was compared on
+    not_compared TEXT NOT NULL,        -- JSON list of the other item ids (live baseline)
     verdict TEXT NOT NULL CHECK (verdict IN ('RELEASE', 'BLOCK')),
     reasons TEXT NOT NULL,             -- JSON list, the verdict's order
     buddy_eval_version TEXT NOT NULL,
-    date TEXT,                         -- --date (YYYY-MM-DD) when given
+    date TEXT NOT NULL,                -- YYYY-MM-DD: --date, or the day it was recorded (UTC)
     note TEXT,
+    recorded_by TEXT NOT NULL,         -- --by, or the user name
+    commit_sha TEXT,                   -- from GitHub Actions or GitLab CI, when run there
+    run_url TEXT,
+    pipeline TEXT,
     recorded_at TEXT NOT NULL,         -- UTC, ISO 8601
+    sha256 TEXT NOT NULL,              -- of the row, its metrics and its checks
     UNIQUE (input_sha256, settings)
 );
 -- Per (evaluation, version, metric): exact counts; a rate is numerator / denominator.
+-- The baseline's cover the items it was compared on, the candidate's the whole golden set.
 CREATE TABLE evaluation_metrics (
     evaluation_id INTEGER NOT NULL REFERENCES evaluations (id),
     version_id INTEGER NOT NULL REFERENCES versions (id),
@@ -146,18 +174,44 @@ CREATE TABLE checks (
     blocks INTEGER NOT NULL CHECK (blocks IN (0, 1)),
     measured INTEGER NOT NULL CHECK (measured IN (0, 1)),
     bound REAL,                        -- non-inferiority: the lower confidence bound
+    bound_method TEXT,                 -- and the method that computed it
     PRIMARY KEY (evaluation_id, position)
 ) WITHOUT ROWID;
--- A version that went live, with the evidence and any override of a BLOCK.
+-- A version that went live (kind 'release', with any override of a BLOCK), or an earlier
+-- release made live again (kind 'rollback', with its reason). The live version is the
+-- version of the last row.
 CREATE TABLE releases (
     id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('release', 'rollback')),
     version_id INTEGER NOT NULL REFERENCES versions (id),
     evaluation_id INTEGER REFERENCES evaluations (id),  -- its latest gate as candidate
     date TEXT NOT NULL,                -- YYYY-MM-DD
     note TEXT,
     override_reason TEXT,              -- why a BLOCK was released anyway
-    recorded_at TEXT NOT NULL
+    rollback_reason TEXT,              -- why an earlier release was made live again
+    recorded_by TEXT NOT NULL,
+    commit_sha TEXT,
+    run_url TEXT,
+    pipeline TEXT,
+    recorded_at TEXT NOT NULL,
+    sha256 TEXT NOT NULL
 );
+-- Per version, its figures as one row per metric: from its latest evaluation as the
+-- candidate or, for a version never a candidate, its latest as the baseline.
+CREATE VIEW version_metrics (version, evaluation_id, revision, date, metric, numerator,
+                             denominator) AS
+WITH chosen AS (
+    SELECT v.id AS version_id, v.label AS label,
+           coalesce((SELECT max(e.id) FROM evaluations e WHERE e.candidate_version_id = v.id),
+                    (SELECT max(e.id) FROM evaluations e WHERE e.baseline_version_id = v.id))
+               AS evaluation_id
+    FROM versions v
+)
+SELECT c.label, c.evaluation_id, g.revision, e.date, m.metric, m.numerator, m.denominator
+FROM chosen c JOIN evaluations e ON e.id = c.evaluation_id
+JOIN golden_sets g ON g.id = e.golden_set_id
+JOIN evaluation_metrics m ON m.evaluation_id = c.evaluation_id AND m.version_id = c.version_id;
+CREATE INDEX result_sets_by_version ON result_sets (version_id);
 CREATE INDEX evaluations_by_candidate ON evaluations (candidate_version_id);
 CREATE INDEX releases_by_version ON releases (version_id);
 """
@@ -165,6 +219,7 @@ CREATE INDEX releases_by_version ON releases (version_id);
 _HEADER = b"SQLite format 3\x00"
 # SQLite's primary result codes for a damaged file.
 _CORRUPT, _NOT_A_DATABASE = 11, 26
+_DAMAGE_WORDS = ("malformed", "corrupt", "not a database", "no such table", "no such column")
 
 
 def ledger_error(path, exc: BaseException) -> CouldNotFinishError:
@@ -179,42 +234,71 @@ def _refuse(path: str, message: str) -> InputError:
     return InputError(message, source=path)
 
 
-def _check_header(name: str, size: int) -> None:
-    """The file starts like SQLite and is as long as its header says."""
+def damaged(name: str, exc: BaseException) -> InputError:
+    """One input error for a ledger SQLite finds damaged (a bad page, a missing table)."""
+    return _refuse(name, f"is a damaged ledger ({one_phrase(exc)}); restore it from a backup")
+
+
+def one_phrase(exc: BaseException) -> str:
+    """An SQLite message, on one line and bounded."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_CORRUPT, _NOT_A_DATABASE):
+        return True
+    return any(word in str(exc).lower() for word in _DAMAGE_WORDS)
+
+
+def _check_header(name: str) -> None:
+    """The file starts like SQLite and is as long as its header says.
+
+    Called inside a transaction: no writer can change the file meanwhile.
+    """
+    try:
+        with open(name, "rb") as handle:
+            head = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError as exc:
+        raise _refuse(name, f"cannot read the ledger: {exc.strerror or exc}") from None
     if size == 0:
         raise _refuse(
             name, "is an empty file, not a buddy_eval ledger; give a new path or a ledger"
         )
-    try:
-        with open(name, "rb") as handle:
-            head = handle.read(100)
-    except OSError as exc:
-        raise _refuse(name, f"cannot read the ledger: {exc.strerror or exc}") from None
     if not head.startswith(_HEADER):
         raise _refuse(name, "is not a buddy_eval ledger (not an SQLite database)")
     if len(head) < 100:
-        raise _refuse(name, "is a truncated or corrupt ledger (shorter than its header)")
+        raise _refuse(name, "is a truncated or damaged ledger (shorter than its header)")
     page_size = int.from_bytes(head[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(head[28:32], "big")
-    # The page count is valid when the two change counters agree; a write-ahead
-    # log not yet merged may hold pages beyond the main file.
+    # The page count is valid when the two change counters agree.
     valid = head[24:28] == head[92:96] and pages > 0
-    wal = Path(name + "-wal")
-    pending = wal.exists() and wal.stat().st_size > 0
-    if valid and not pending and size < page_size * pages:
+    if valid and size < page_size * pages:
         raise _refuse(
             name,
-            f"is a truncated or corrupt ledger ({size} bytes, its header says {page_size * pages})",
+            f"is a truncated or damaged ledger ({size} bytes, its header says {page_size * pages})",
         )
 
 
-def _uri(name: str, mode: str) -> str:
-    return f"file:{quote(os.path.abspath(name))}?mode={mode}"
+def _uri(name: str, mode: str, immutable: bool = False) -> str:
+    return f"file:{quote(os.path.abspath(name))}?mode={mode}" + (
+        "&immutable=1" if immutable else ""
+    )
 
 
-def _describe(name: str, connection: sqlite3.Connection) -> None:
-    """Refuse a database that is not a ledger, or one of a newer schema."""
+def _read_only_medium(name: str) -> bool:
+    """The ledger sits on storage mounted read-only (no writer can exist there)."""
+    try:
+        return bool(os.statvfs(name).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
+def _describe(name: str, connection: sqlite3.Connection) -> int:
+    """The schema version; refuse a database that is not a ledger, or of a newer schema."""
     application = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if application != APPLICATION_ID:
@@ -226,7 +310,15 @@ def _describe(name: str, connection: sqlite3.Connection) -> None:
             f"({SCHEMA_VERSION}); upgrade buddy_eval",
         )
     if version < 1:
-        raise _refuse(name, "is a buddy_eval ledger without a schema (corrupt)")
+        raise _refuse(name, "is a buddy_eval ledger without a schema (damaged)")
+    if version < SCHEMA_VERSION:
+        raise _refuse(
+            name,
+            f"is a ledger of schema version {version}, written by an earlier buddy_eval: it "
+            "keeps one result per version and cannot tell golden-set revisions apart; start a "
+            "new ledger (the old one stays readable by the buddy_eval that wrote it)",
+        )
+    return int(version)
 
 
 def _create(path: Path) -> None:
@@ -240,7 +332,6 @@ def _create(path: Path) -> None:
                 f"PRAGMA user_version = {SCHEMA_VERSION};"
                 "BEGIN;" + SCHEMA + "COMMIT;"
             )
-            connection.execute("PRAGMA journal_mode = WAL").fetchone()
         finally:
             connection.close()
         with contextlib.suppress(FileExistsError):  # another process made it first
@@ -248,37 +339,13 @@ def _create(path: Path) -> None:
     except (OSError, sqlite3.Error) as exc:
         raise ledger_error(path, exc) from None
     finally:
-        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):
+        for leftover in (tmp, Path(f"{tmp}-journal")):
             with contextlib.suppress(OSError):
                 os.unlink(leftover)
 
 
-def connect(path, *, create: bool = False, write: bool = False) -> sqlite3.Connection:
-    """Check ``path`` and open the ledger there.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The ledger file.
-    create : bool
-        Make a new ledger when nothing is at ``path`` (its directory must exist).
-    write : bool
-        Open for writing (else read-only).
-
-    Returns
-    -------
-    sqlite3.Connection
-        In autocommit mode (transactions are explicit), foreign keys on.
-
-    Raises
-    ------
-    InputError
-        The path is not a ledger this buddy_eval can use (see the module
-        docstring); nothing was changed.
-    CouldNotFinishError
-        A new ledger could not be created.
-    """
-    name = os.fspath(path)
+def _check_file(name: str, *, create: bool) -> None:
+    """Refuse a path that cannot hold a ledger; create a new one when asked."""
     if not name:
         raise InputError("the ledger path is empty; give a file name")
     try:
@@ -306,35 +373,106 @@ def connect(path, *, create: bool = False, write: bool = False) -> sqlite3.Conne
         raise _refuse(name, "is a directory, expected a ledger file")
     if not stat.S_ISREG(info.st_mode):
         raise _refuse(name, "is not a regular file (a device, pipe or socket), not a ledger")
-    _check_header(name, info.st_size)
-    try:
-        probe = sqlite3.connect(_uri(name, "ro"), uri=True, isolation_level=None)
-    except sqlite3.Error as exc:
-        raise _refuse(name, f"cannot open the ledger: {exc}") from None
-    try:
-        _describe(name, probe)
-        probe.execute("SELECT count(*) FROM versions").fetchone()
-    except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorcode", _CORRUPT) & 0xFF in (_CORRUPT, _NOT_A_DATABASE):
-            raise _refuse(name, f"is a corrupt ledger: {exc}") from None
-        if isinstance(exc, sqlite3.OperationalError) and "no such table" in str(exc):
-            raise _refuse(name, f"is a corrupt ledger: {exc}") from None
-        raise CouldNotFinishError(f"cannot read the ledger: {exc}", source=name) from None
-    finally:
-        probe.close()
-    if not write:
-        connection = sqlite3.connect(_uri(name, "ro"), uri=True, isolation_level=None)
-    else:
-        connection = sqlite3.connect(
-            _uri(name, "rw"), uri=True, isolation_level=None, timeout=BUSY_TIMEOUT
+    with open(name, "rb") as handle:
+        head = handle.read(16)
+    if not head:
+        raise _refuse(
+            name, "is an empty file, not a buddy_eval ledger; give a new path or a ledger"
         )
+    if not head.startswith(_HEADER):
+        raise _refuse(name, "is not a buddy_eval ledger (not an SQLite database)")
+
+
+def _open(name: str, write: bool) -> sqlite3.Connection:
+    uri = _uri(name, "rw") if write else _uri(name, "ro", immutable=_read_only_medium(name))
+    try:
+        connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
+    except sqlite3.Error as exc:
+        raise _refuse(name, f"cannot open the ledger: {one_phrase(exc)}") from None
     connection.execute("PRAGMA foreign_keys = ON")
-    if write:
-        # In WAL mode NORMAL keeps every transaction atomic and survives a killed process;
-        # only a power cut may lose the last one (never corrupting the ledger). It spares
-        # one fsync per recording.
-        connection.execute("PRAGMA synchronous = NORMAL")
     return connection
+
+
+def _enter(name: str, connection: sqlite3.Connection, write: bool) -> int:
+    """Begin the transaction, then judge the file; the schema version."""
+    connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    # The first read takes the shared lock: from here the file cannot change under us.
+    version = _describe(name, connection)
+    connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    _check_header(name)
+    if version == SCHEMA_VERSION:
+        connection.execute("SELECT count(*) FROM versions").fetchone()
+    return version
+
+
+def _guard(name: str, exc: sqlite3.Error, write: bool) -> BaseException:
+    """What an SQLite error inside a ledger transaction means for the user."""
+    if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
+        return damaged(name, exc)
+    if write:
+        return ledger_error(name, exc)
+    return CouldNotFinishError(f"cannot read the ledger: {one_phrase(exc)}", source=name)
+
+
+@contextlib.contextmanager
+def reading(path) -> Iterator[sqlite3.Connection]:
+    """The ledger at ``path``, read-only, in one read transaction (a consistent snapshot).
+
+    Raises
+    ------
+    InputError
+        The path is not a ledger this buddy_eval reads, or the ledger is
+        damaged; nothing was changed.
+    CouldNotFinishError
+        The file could not be read for another reason (an I/O error).
+    """
+    name = os.fspath(path)
+    _check_file(name, create=False)
+    connection = _open(name, write=False)
+    try:
+        try:
+            _enter(name, connection, write=False)
+            yield connection
+            connection.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise _guard(name, exc, write=False) from None
+    finally:
+        connection.close()
+
+
+@contextlib.contextmanager
+def writing(path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
+    """The ledger at ``path`` in one write transaction: all of it lands, or none of it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    create : bool
+        Make a new ledger when nothing is at ``path`` (its directory must exist).
+
+    Raises
+    ------
+    InputError
+        As :func:`reading`; or whatever the body raised (rolled back).
+    CouldNotFinishError
+        The ledger could not be written (read-only, disk full, locked too long).
+    """
+    name = os.fspath(path)
+    _check_file(name, create=create)
+    connection = _open(name, write=True)
+    try:
+        try:
+            _enter(name, connection, write=True)
+            yield connection
+            connection.execute("COMMIT")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise _guard(name, exc, write=True) from None
+            raise
+    finally:
+        connection.close()
 
 
 def check_path(path) -> None:
@@ -354,17 +492,5 @@ def check_path(path) -> None:
                 name, f"cannot create the ledger: no directory {str(Path(name).parent)!r}"
             )
         return
-    connect(name).close()
-
-
-@contextlib.contextmanager
-def transaction(connection: sqlite3.Connection):
-    """One write transaction (``BEGIN IMMEDIATE``): all of it lands, or none of it."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        yield connection
-    except BaseException:
-        with contextlib.suppress(sqlite3.Error):
-            connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
+    with reading(name):
+        pass

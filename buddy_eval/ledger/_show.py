@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import sqlite3
 
-from .._errors import InputError
 from ..formatting import format_count
-from ._schema import connect
 
 __all__ = ["printable", "show", "text_table"]
 
@@ -40,75 +36,96 @@ def _text(value) -> str:
     return "-" if value is None else " ".join(str(value).split())
 
 
-def _baseline(label: str, settings: str) -> str:
-    """The baseline's label, and the release it was read from (``--baseline live``)."""
-    live = json.loads(settings).get("live_release")
-    return label if live is None else f"{label} (live, release {live})"
+def _by(by: str, commit: str | None) -> str:
+    return by if commit is None else f"{by} @ {commit[:_SHORT]}"
 
 
 def show(ledger: str | os.PathLike[str]) -> str:
-    """The ledger's versions, evaluations and releases, as three tables of text.
+    """The ledger's revisions, versions, evaluations and releases, as tables of text.
+
+    Every row is checked against its stored hash first.
 
     Raises
     ------
     InputError
-        The path is not a ledger this buddy_eval reads.
+        The path is not a ledger this buddy_eval reads, or a row was changed
+        outside buddy-eval.
     """
+    from . import _store
+    from ._schema import reading
+
     name = os.fspath(ledger)
-    connection = connect(name)
-    try:
-        versions = connection.execute(
-            "SELECT v.id, v.label, g.fingerprint, g.item_count, v.result_lines, v.answers_kept "
-            "FROM versions v JOIN golden_sets g ON g.id = v.golden_set_id ORDER BY v.id"
-        ).fetchall()
-        evaluations = connection.execute(
-            "SELECT e.id, b.label, c.label, e.verdict, e.reasons, e.rule, e.date, e.note, "
-            "e.input_sha256, e.settings FROM evaluations e "
-            "JOIN versions b ON b.id = e.baseline_version_id "
-            "JOIN versions c ON c.id = e.candidate_version_id ORDER BY e.id"
-        ).fetchall()
-        releases = connection.execute(
-            "SELECT r.id, v.label, r.date, r.evaluation_id, r.override_reason, r.note "
-            "FROM releases r JOIN versions v ON v.id = r.version_id ORDER BY r.id"
-        ).fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the ledger: {exc}", source=name) from None
-    finally:
-        connection.close()
-    lines = [f"ledger {name}", "", f"{format_count(len(versions), 'version')}:"]
-    if versions:
+    with reading(name) as connection:
+        labels = _store.versions(connection)
+        sets = _store.golden_sets(connection, name)
+        results = _store.result_sets(connection, name)
+        evaluations = _store.evaluations(connection, name)
+        releases = _store.releases(connection, name)
+    revision = {i: g.revision for i, g in sets.items()}
+    lines = [f"ledger {name}", "", f"{format_count(len(sets), 'golden-set revision')}:"]
+    if sets:
         lines += _table(
-            ["id", "version", "golden set", "items", "result lines", "answers"],
+            ["revision", "golden set", "items"],
+            [[g.revision, g.fingerprint[:_SHORT], str(len(g.items))] for g in sets.values()],
+        )
+    lines += ["", f"{format_count(len(labels), 'version')}:"]
+    if labels:
+        held: dict[int, list] = {}
+        for r in results:
+            held.setdefault(r.version_id, []).append(r)
+        lines += _table(
+            ["id", "version", "results (items per revision)", "result lines", "answers"],
             [
-                [str(i), label, fp[:_SHORT], str(n), str(r), "kept" if kept else "not kept"]
-                for i, label, fp, n, r, kept in versions
+                [
+                    str(i),
+                    label,
+                    ", ".join(
+                        f"{len(r.outcomes)} on {revision[r.golden_set_id]}" for r in held.get(i, [])
+                    )
+                    or "-",
+                    str(sum(len(r.lines) for r in held.get(i, []))),
+                    "kept" if all(r.answers_kept for r in held.get(i, [])) else "not kept",
+                ]
+                for i, label in labels.items()
             ],
         )
     lines += ["", f"{format_count(len(evaluations), 'evaluation')}:"]
     if evaluations:
+        rows = []
+        for e in evaluations:
+            f = e.fields
+            live = f["live_release_id"]
+            base = labels[f["baseline_version_id"]]
+            if live is not None:
+                base += f" (live, release {live})"
+            verdict = (
+                f["verdict"] if f["verdict"] == "RELEASE" else "BLOCK: " + "; ".join(e.reasons)
+            )
+            compared = (
+                f"{f['compared_items']} of {len(sets[f['golden_set_id']].items)}"
+                if e.not_compared
+                else "all"
+            )
+            rows.append(
+                [str(e.id), f["date"], revision[f["golden_set_id"]], base,
+                 labels[f["candidate_version_id"]], verdict, f["rule"], compared,
+                 _by(f["recorded_by"], f["commit_sha"]), f["input_sha256"][:_SHORT],
+                 _text(f["note"])]
+            )  # fmt: skip
         lines += _table(
-            ["id", "baseline", "candidate", "verdict", "rule", "date", "input", "note"],
-            [
-                [
-                    str(i),
-                    _baseline(base, settings),
-                    cand,
-                    verdict if verdict == "RELEASE" else "BLOCK: " + "; ".join(json.loads(why)),
-                    rule,
-                    _text(date),
-                    sha[:_SHORT],
-                    _text(note),
-                ]
-                for i, base, cand, verdict, why, rule, date, note, sha, settings in evaluations
-            ],
-        )
+            ["id", "date", "revision", "baseline", "candidate", "verdict", "rule", "compared",
+             "by", "input", "note"],
+            rows,
+        )  # fmt: skip
     lines += ["", f"{format_count(len(releases), 'release')}:"]
     if releases:
         lines += _table(
-            ["id", "version", "date", "evaluation", "override", "note"],
+            ["id", "kind", "version", "date", "evaluation", "reason", "by", "note"],
             [
-                [str(i), label, date, _text(ev), _text(why), _text(note)]
-                for i, label, date, ev, why, note in releases
+                [str(r.id), r.kind, labels[r.version_id], r.date, _text(r.evaluation_id),
+                 _text(r.override_reason if r.kind == "release" else r.rollback_reason),
+                 _by(r.recorded_by, r.commit_sha), _text(r.note)]
+                for r in releases
             ],
-        )
+        )  # fmt: skip
     return "\n".join(lines)
