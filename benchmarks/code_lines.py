@@ -44,6 +44,7 @@ LAYERS = {
     "trials.py": "paired",
     "stats/": "statistics",
     "formatting.py": "views",
+    "coverage.py": "views",
     "details.py": "views",  # details_text.py
     "details_text.py": "views",
     "json_report.py": "views",

@@ -35,14 +35,16 @@ def test_record_stores_the_evaluation_exactly(ledger):
     assert (done.evaluation_id, done.new, done.versions_added) == (1, True, ("v1", "v2"))
     assert done.message == "recorded evaluation 1; new versions: 'v1', 'v2'"
     assert rows(ledger, "PRAGMA user_version") == [(SCHEMA_VERSION,)]
-    assert rows(ledger, "PRAGMA journal_mode") == [("wal",)]
+    # A reader never leaves a file beside the ledger (no -wal or -shm).
+    assert rows(ledger, "PRAGMA journal_mode") == [("delete",)]
     (evaluation,) = rows(
         ledger,
         "SELECT threshold_correctness, threshold_citation, threshold_refusal, rule, margin, "
-        "verdict, reasons, date, note, buddy_eval_version FROM evaluations",
+        "verdict, reasons, date, note, buddy_eval_version, compared_items, not_compared "
+        "FROM evaluations",
     )
     assert evaluation == ("1/2", "1/2", "1/2", "exact", None, "RELEASE", "[]", "2026-03-01",
-                          "first", be.__version__)  # fmt: skip
+                          "first", be.__version__, 4, "[]")  # fmt: skip
     metrics = rows(
         ledger,
         "SELECT v.label, m.metric, m.numerator, m.denominator, m.missing FROM "
@@ -60,12 +62,12 @@ def test_record_stores_the_evaluation_exactly(ledger):
     assert len(checks) == 7
     outcomes = rows(
         ledger,
-        "SELECT position, trials, correct, cited_ok, refused_ok, violation FROM outcomes "
-        "WHERE version_id = 1 ORDER BY position",
+        "SELECT item_id, trials, correct, cited_ok, refused_ok, violation, passed FROM outcomes "
+        "WHERE version = 'v1' ORDER BY item_id",
     )
-    assert outcomes == [(0, 1, 1, 1, None, None), (1, 1, 0, 0, None, None),
-                        (2, 1, None, None, 1, 0), (3, 1, 0, 0, None, None)]  # fmt: skip
-    answers = rows(ledger, "SELECT answer FROM results WHERE version_id = 2 ORDER BY position")
+    assert outcomes == [("q1", 1, 1, 1, None, None, 1), ("q2", 1, 0, 0, None, None, 0),
+                        ("q3", 1, None, None, 1, 0, 1), ("q4", 1, 0, 0, None, None, 0)]  # fmt: skip
+    answers = rows(ledger, "SELECT answer FROM results WHERE version = 'v2' ORDER BY item_id")
     assert answers == [("alpha",), ("beta",), ("no thanks",), ("no idea",)]
 
 
@@ -78,8 +80,10 @@ def test_fingerprints_are_sha256_of_the_canonical_forms(ledger):
     q1 = hashlib.sha256(b'["q1","ANSWER","L1",["alpha"]]').hexdigest()
     q3 = hashlib.sha256(b'["q3","REFUSE",null,[]]').hexdigest()
     assert items[0] == (q1, "q1") and items[2] == (q3, "q3")
-    whole = hashlib.sha256("\n".join(fp for fp, _ in items).encode()).hexdigest()
-    assert rows(ledger, "SELECT fingerprint, item_count FROM golden_sets") == [(whole, 4)]
+    whole = hashlib.sha256("\n".join(sorted(fp for fp, _ in items)).encode()).hexdigest()
+    assert rows(ledger, "SELECT revision, fingerprint, item_count FROM golden_sets") == [
+        ("r1", whole, 4)
+    ]
 
 
 def test_an_edited_item_changes_only_its_own_fingerprint(ledger):
@@ -124,7 +128,7 @@ def test_a_version_with_other_results_is_an_input_error_and_nothing_is_written(l
     be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger)
     before = dump(ledger)
     changed = make_input("v2", "v3").replace("v2 q4 - N no idea", "v2 q4 - N other words")
-    with pytest.raises(be.InputError, match="version 'v2' is already in the ledger with diff"):
+    with pytest.raises(be.InputError, match="version 'v2' already has a result for item 'q4'"):
         be.record(be.evaluate(changed, "v2", "v3"), ledger)
     assert dump(ledger) == before
 
@@ -137,7 +141,11 @@ def test_the_cli_refuses_a_conflicting_version_before_printing(ledger, write):
     assert proc.returncode == 2
     assert proc.stdout == b""
     assert proc.stderr.decode().count("\n") == 1
-    assert "version 'v2' is already in the ledger with different results" in proc.stderr.decode()
+    assert proc.stderr.decode() == (
+        "buddy-eval: error: version 'v2' already has a result for item 'q4' in the ledger "
+        "(another result); the results of a version are facts: give these results a new "
+        "version label\n"
+    )
     assert dump(ledger) == before
 
 
@@ -151,7 +159,7 @@ def test_a_shared_version_with_the_same_results_is_reused(ledger):
 def test_no_answers_keeps_outcomes_but_no_answer_text(ledger):
     be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger, no_answers=True)
     assert rows(ledger, "SELECT DISTINCT answer FROM results") == [(None,)]
-    assert rows(ledger, "SELECT answers_kept FROM versions") == [(0,), (0,)]
+    assert rows(ledger, "SELECT answers_kept FROM result_sets") == [(0,), (0,)]
     assert len(rows(ledger, "SELECT * FROM outcomes")) == 8
 
 
@@ -159,12 +167,13 @@ def test_trials_are_recorded_trial_by_trial_with_the_gates_exact_counts(ledger):
     ev = be.evaluate(DATA / "sample_trials.txt", trials=True)
     be.record(ev, ledger)
     for label in ev.data.versions:
-        (vid, lines) = rows(ledger, "SELECT id, result_lines FROM versions WHERE label = ?",
+        (vid, lines) = rows(ledger, "SELECT r.version_id, r.result_lines FROM result_sets r "
+                            "JOIN versions v ON v.id = r.version_id WHERE v.label = ?",
                             (label,))[0]  # fmt: skip
-        assert rows(ledger, "SELECT sum(trials) FROM outcomes WHERE version_id = ?", (vid,)) == [
+        assert rows(ledger, "SELECT sum(trials) FROM outcomes WHERE version = ?", (label,)) == [
             (lines,)
         ]
-        assert rows(ledger, "SELECT count(*) FROM results WHERE version_id = ?", (vid,)) == [
+        assert rows(ledger, "SELECT count(*) FROM results WHERE version = ?", (label,)) == [
             (lines,)
         ]
         stored = dict(
@@ -184,12 +193,13 @@ def test_the_gate_with_a_ledger_prints_exactly_what_it_prints_without(ledger, wr
     path = write(make_input("v1", "v2"))
     plain = run_cli(path, "--baseline", "v1", "--candidate", "v2")
     recorded = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger,
-                       "--date", "2026-03-01", "--note", "weekly run")  # fmt: skip
+                       "--date", "2026-03-01", "--note", "weekly run", "--by", "ci")  # fmt: skip
     assert (recorded.returncode, recorded.stdout) == (plain.returncode, plain.stdout)
     assert recorded.stderr.decode() == (
         f"buddy-eval: ledger: {ledger}: recorded evaluation 1; new versions: 'v1', 'v2'\n"
     )
-    again = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger)
+    again = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger,
+                    "--date", "2026-03-02")  # fmt: skip
     assert again.stdout == plain.stdout
     assert "nothing changed" in again.stderr.decode()
     blocked = run_cli(DATA / "example.txt", "--ledger", ledger)
@@ -200,6 +210,7 @@ def test_the_gate_with_a_ledger_prints_exactly_what_it_prints_without(ledger, wr
     "args, message",
     [
         (["--date", "2026-03-01"], "--date is kept in a ledger: give --ledger PATH too"),
+        (["--by", "ci"], "--by is kept in a ledger: give --ledger PATH too"),
         (["--no-answers"], "--no-answers is about the ledger"),
         (["--ledger", "L", "--date", "2026-02-30"], "--date must be a calendar date"),
         (["--ledger", "L", "--date", "March 1"], "--date must be a date as YYYY-MM-DD"),
@@ -216,8 +227,8 @@ def test_ledger_options_are_checked_before_the_gate_runs(args, message, tmp_path
 
 @pytest.mark.slow  # heavy (an oracle sweep, processes or a big input): `make test` runs it
 def test_release_rules(ledger, write):
-    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger)
-    be.record(be.evaluate(make_input("v2", "v3"), "v2", "v3"), ledger)  # v3 is blocked
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger, date="2026-02-01")
+    be.record(be.evaluate(make_input("v2", "v3"), "v2", "v3"), ledger, date="2026-02-02")
     unknown = run_cli("ledger", "release", "v9", "--ledger", ledger)
     assert unknown.returncode == 2
     assert "version 'v9' is not in the ledger" in unknown.stderr.decode()
@@ -239,18 +250,18 @@ def test_release_rules(ledger, write):
         ("v2", "2026-03-01", 1, None), ("v3", "2026-03-08", 2, "hotfix for an outage"),
     ]  # fmt: skip
     history = run_cli("history", "--ledger", ledger).stdout.decode()
-    assert "2026-03-08 (override: hotfix for an outage)" in history
+    assert "override: hotfix for an outage" in history
     shown = run_cli("ledger", "show", "--ledger", ledger).stdout.decode()
     assert "hotfix for an outage" in shown
 
 
 def test_release_from_python(ledger):
-    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger)
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger, date="2026-01-04")
     done = be.release(ledger, "v1", date="2026-01-05", note="first live")
     assert (done.version, done.date, done.evaluation_id, done.verdict) == (
         "v1", "2026-01-05", None, None,
     )  # fmt: skip
-    with pytest.raises(be.InputError, match="the override reason is empty"):
+    with pytest.raises(be.InputError, match="--override is empty"):
         be.release(ledger, "v2", override="  ")
 
 
@@ -268,8 +279,8 @@ def test_hostile_labels_ids_and_notes_are_stored_and_shown_literally(ledger):
                             "cited": ["L1"] * 4, "refused": ["N"] * 4,
                             "answer": ["a", "b", "a", "a"]})  # fmt: skip
     ev = be.evaluate(be.from_frames(golden, results, [0.5, 0.5, 0.5]), HOSTILE, "NEW")
-    be.record(ev, ledger, note=HOSTILE)
-    be.release(ledger, HOSTILE, override=HOSTILE)
+    be.record(ev, ledger, note=HOSTILE, date="2026-01-01", by=HOSTILE)
+    be.release(ledger, HOSTILE, note=HOSTILE, date="2026-01-02", by=HOSTILE)
     assert rows(ledger, "SELECT label FROM versions ORDER BY id") == [(HOSTILE,), ("NEW",)]
     assert rows(ledger, "SELECT note FROM evaluations") == [(HOSTILE,)]
     assert len(rows(ledger, "SELECT * FROM outcomes")) == 4
@@ -277,7 +288,8 @@ def test_hostile_labels_ids_and_notes_are_stored_and_shown_literally(ledger):
     assert HOSTILE in shown
     found = be.history(ledger)
     assert found.versions["version"].tolist() == [HOSTILE, "NEW"]
-    assert found.versions["override_reason"].iloc[0] == HOSTILE
+    assert found.releases["note"].iloc[0] == HOSTILE
+    assert found.releases["recorded_by"].iloc[0] == HOSTILE
     assert found.items["item_id"].tolist()[1] == "x'); DELETE FROM outcomes; --"
     assert json.loads(run_cli("history", "--ledger", ledger, "--format", "json").stdout)[
         "live"

@@ -25,11 +25,12 @@ from tests.ledger_helpers import GOLDEN, make_input
 @pytest.fixture
 def ledger(tmp_path):
     path = tmp_path / "release.ledger"
-    for base, cand in (("v1", "v2"), ("v2", "v3"), ("v3", "v4")):
-        be.record(be.evaluate(make_input(base, cand), base, cand), path)
-    be.release(path, "v1", date="2026-01-01")
-    be.release(path, "v2", date="2026-01-08")
-    be.release(path, "v3", date="2026-01-15", override="outage fix")
+    dates = ("2025-12-29", "2025-12-30", "2025-12-31")
+    for (base, cand), date in zip((("v1", "v2"), ("v2", "v3"), ("v3", "v4")), dates, strict=True):
+        be.record(be.evaluate(make_input(base, cand), base, cand), path, date=date, by="ci")
+    be.release(path, "v1", date="2026-01-01", by="ci")
+    be.release(path, "v2", date="2026-01-08", by="ci")
+    be.release(path, "v3", date="2026-01-15", override="outage fix", by="ci")
     return path
 
 
@@ -98,19 +99,30 @@ def test_a_later_release_that_fixes_the_item_ends_the_escape(ledger):
 def test_a_changed_golden_set_is_marked(ledger):
     edited = GOLDEN.replace("L4 delta", "L4 delta,epsilon")
     passing = {"v5": {"q1"}, "v6": {"q1", "q2"}}
-    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger)
+    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger,
+              date="2026-01-20", by="ci")  # fmt: skip
     found = be.history(ledger)
     versions = found.versions
     assert versions["golden_changed"].tolist() == [False] * 4 + [True, False]
+    assert versions["revision"].tolist() == ["r1"] * 4 + ["r2"] * 2
     assert versions["golden_set"].iloc[4] != versions["golden_set"].iloc[3]
+    columns = ["revision", "items", "added", "removed", "changed"]
+    assert found.revisions[columns].values.tolist() == [["r1", 4, 0, 0, 0], ["r2", 4, 0, 0, 1]]
+    assert found.revision_changes.values.tolist() == [["r2", "changed", "q4"]]
+    # v4 and v5 on the items both revisions share (q1, q2, q3): each passes q1 of q1, q2.
+    across = found.across.set_index("metric")
+    assert across.loc["correctness", ["previous", "current"]].tolist() == [
+        Fraction(1, 2), Fraction(1, 2)
+    ]
+    assert across["shared_items"].tolist() == [3, 3, 3]
     text = run_cli("history", "--ledger", ledger).stdout.decode()
-    old, new = versions["golden_set"].iloc[3], versions["golden_set"].iloc[4]
     assert (
-        f"-- golden set changed: {old} -> {new}; the rates below are not on the same "
-        "measuring stick as those above --"
+        "-- golden set r1 -> r2: ~1 q4; the rates above and below are on different items; on "
+        "the 3 items both revisions share and both versions hold, v4 -> v5: correctness 0.50 "
+        "-> 0.50, citation 0.50 -> 0.50, refusal 1.00 -> 1.00 --"
     ) in text
     lines = text.splitlines()
-    mark = next(k for k, line in enumerate(lines) if line.startswith("-- golden set changed"))
+    mark = next(k for k, line in enumerate(lines) if line.startswith("-- golden set r1 -> r2"))
     assert lines[mark - 1].startswith("v4 ") and lines[mark + 1].startswith("v5 ")
     # The edited q4 is a new item: failed by both versions holding it, apart from the old q4.
     assert found.always_failed["versions"].tolist() == [4, 2]
@@ -120,14 +132,24 @@ def test_the_text_view(ledger):
     proc = run_cli("history", "--ledger", ledger)
     assert proc.returncode == 0
     lines = proc.stdout.decode().splitlines()
-    assert lines[0] == f"ledger {ledger}: 4 versions, 3 releases; live: v3 since 2026-01-15"
-    assert lines[2].split() == ["version", "golden", "set", "items", "correctness", "citation",
+    assert lines[0] == (
+        f"ledger {ledger}: 4 versions, 3 releases, 1 golden-set revision; live: v3 since "
+        "2026-01-15"
+    )
+    assert lines[2].split() == ["version", "revision", "items", "correctness", "citation",
                                 "refusal", "violations", "verdict", "released"]  # fmt: skip
     assert lines[3].split()[0] == "v1" and lines[3].split()[3:7] == ["0.33", "0.33", "1.00", "0"]
     assert lines[5].split()[3:] == ["0.33", "0.33", "1.00", "0", "BLOCK", "vs", "v2",
-                                    "2026-01-15", "(override:", "outage", "fix)"]  # fmt: skip
+                                    "2026-01-15", "(live)"]  # fmt: skip
+    releases = lines[lines.index("releases:") + 1 :][:4]
+    assert [r.split() for r in releases] == [
+        ["release", "version", "date", "evidence", "reason", "by"],
+        ["1", "v1", "2026-01-01", "never", "gated", "-", "ci"],
+        ["2", "v2", "2026-01-08", "evaluation", "1", "(RELEASE)", "-", "ci"],
+        ["3", "v3", "2026-01-15", "evaluation", "2", "(BLOCK)", "override:", "outage", "fix", "ci"],
+    ]
     assert lines[-3:] == [
-        "items failed by every version (1): q4",
+        "items failed by every version holding them (1): q4",
         "items flipped more than once (2): q1 (2 flips), q2 (2 flips)",
         "regressions that escaped (1): q1 in v3 (released 2026-01-15)",
     ]
@@ -174,14 +196,17 @@ def test_the_ledger_reads_with_pandas_and_plain_sql(ledger):
 
 
 def test_an_empty_history_for_a_ledger_without_versions(tmp_path, ledger):
-    from buddy_eval.ledger._schema import connect
+    from buddy_eval.ledger._schema import writing
 
     new = tmp_path / "new.ledger"
-    connect(new, create=True, write=True).close()
+    with writing(new, create=True):
+        pass
     found = be.history(new)
     assert found.versions.empty and found.items.empty and found.live is None
     text = run_cli("history", "--ledger", new).stdout.decode()
-    assert text.startswith(f"ledger {new}: 0 versions, 0 releases; nothing released yet")
+    assert text.startswith(
+        f"ledger {new}: 0 versions, 0 releases, 0 golden-set revisions; nothing released yet"
+    )
 
 
 def test_the_markdown_view_shows_the_same_table(ledger):
@@ -189,15 +214,19 @@ def test_the_markdown_view_shows_the_same_table(ledger):
     markdown = run_cli("history", "--ledger", ledger, "--format", "markdown").stdout.decode()
     # Punctuation is backslash-escaped (it renders literally); read it back unescaped.
     lines = [re.sub(r"\\(.)", r"\1", line) for line in markdown.splitlines()]
-    assert lines[0] == f"### ledger {ledger}: 4 versions, 3 releases; live: v3 since 2026-01-15"
-    assert lines[2] == ("| version | golden set | items | correctness | citation | refusal | "
+    assert lines[0] == (
+        f"### ledger {ledger}: 4 versions, 3 releases, 1 golden-set revision; live: v3 since "
+        "2026-01-15"
+    )
+    assert lines[2] == ("| version | revision | items | correctness | citation | refusal | "
                         "violations | verdict | released |")  # fmt: skip
     rows = [line.strip("| ").split(" | ") for line in lines[4:8]]
     for row, plain in zip(rows, text[3:7], strict=True):
         assert row[0] == plain.split()[0] and row[3:7] == plain.split()[3:7]
-    assert rows[2][-1] == "2026-01-15 (override: outage fix)"
+    assert rows[2][-1] == "2026-01-15 (live)"
+    assert "| 3 | v3 | 2026-01-15 | evaluation 2 (BLOCK) | override: outage fix | ci |" in lines
     assert lines[-3:] == [
-        "- items failed by every version (1): q4",
+        "- items failed by every version holding them (1): q4",
         "- items flipped more than once (2): q1 (2 flips), q2 (2 flips)",
         "- regressions that escaped (1): q1 in v3 (released 2026-01-15)",
     ]
@@ -205,12 +234,12 @@ def test_the_markdown_view_shows_the_same_table(ledger):
 
 def test_markdown_escapes_pipes_in_labels_and_reasons(tmp_path):
     path = tmp_path / "l.ledger"
-    text = make_input("v1", "a|b", passing={"v1": {"q1"}, "a|b": {"q1", "q2"}})
-    be.record(be.evaluate(text, "v1", "a|b"), path)
+    text = make_input("v1", "a|b", passing={"v1": {"q1", "q2"}, "a|b": {"q1"}})
+    be.record(be.evaluate(text, "v1", "a|b"), path, date="2026-01-01", by="ci")
     be.release(path, "a|b", date="2026-01-01", override="x | y")
     markdown = run_cli("history", "--ledger", path, "--format", "markdown").stdout.decode()
     rendered = MarkdownIt("commonmark").enable("table").render(markdown)
-    assert "<td>a|b</td>" in rendered and "(override: x | y)" in rendered
+    assert "<td>a|b</td>" in rendered and "<td>override: x | y</td>" in rendered
 
 
 def test_plot_history_draws_the_rates_thresholds_releases_and_golden_changes(ledger):
@@ -221,7 +250,8 @@ def test_plot_history_draws_the_rates_thresholds_releases_and_golden_changes(led
 
     edited = GOLDEN.replace("L4 delta", "L4 delta,epsilon")
     passing = {"v5": {"q1"}, "v6": {"q1", "q2"}}
-    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger)
+    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger,
+              date="2026-01-20", by="ci")  # fmt: skip
     ax = be.plot_history(be.history(ledger))
     lines = {line.get_gid(): line for line in ax.get_lines()}
     assert list(lines["rate/correctness/0"].get_ydata()) == [1 / 3, 2 / 3, 1 / 3, 1 / 3]
@@ -251,11 +281,11 @@ def test_the_readme_pandas_query_runs_on_a_real_ledger(ledger):
     namespace: dict = {}
     exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
     rates = namespace["rates"]
-    assert list(rates.columns) == ["label", "metric", "numerator", "denominator"]
-    mine = rates[(rates["label"] == "v2") & (rates["metric"] == "correctness")]
     found = be.history(ledger).versions.set_index("version")
-    assert mine["numerator"].iloc[0] == found.loc["v2", "correctness_numerator"]
-    assert mine["denominator"].iloc[0] == found.loc["v2", "correctness_denominator"]
+    assert rates.index.tolist() == ["v1", "v2", "v3", "v4"]
+    for version in rates.index:
+        for metric in ("correctness", "citation", "refusal"):
+            assert rates.loc[version, metric] == found.loc[version, metric]
 
 
 def test_the_history_object_prints_what_the_command_prints(ledger):

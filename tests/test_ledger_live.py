@@ -16,33 +16,31 @@ CANDIDATE = result_lines("v3", {"q1", "q2"}) + "v3 q5 L5 N eta\n"
 @pytest.fixture
 def ledger(tmp_path):
     path = tmp_path / "release.ledger"
-    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path)
-    be.release(path, "v2", date="2026-02-01")
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path, date="2026-02-01", by="ci")
+    be.release(path, "v2", date="2026-02-01", by="ci")
     return path
 
 
-def test_the_live_baseline_is_scored_as_if_its_unchanged_lines_were_in_the_input(ledger, write):
+def test_the_live_baseline_is_compared_on_the_items_it_holds(ledger, write):
     only_candidate = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
-    # By hand: v2's lines for q1, q2, q3 (unchanged items); none for the edited q4 and new q5.
-    v2_lines = "".join(result_lines("v2", {"q1", "q2"}).splitlines(True)[:3])
-    by_hand = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE + v2_lines,
-                    "by_hand.txt")  # fmt: skip
-    expected = run_cli(by_hand, "--baseline", "v2", "--candidate", "v3")
-    proc = run_cli(only_candidate, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
-    assert (proc.returncode, proc.stdout) == (expected.returncode, expected.stdout)
-    assert proc.stdout.decode().splitlines()[0] == (
-        "v2: correctness 0.50 citation 0.50 refusal 1.00 violations 0"
-    )
-    err = proc.stderr.decode().splitlines()
-    assert err[0] == (
+    proc = run_cli(only_candidate, "--ledger", ledger, "--baseline", "live", "--candidate", "v3",
+                   "--date", "2026-02-02", "--by", "ci")  # fmt: skip
+    # v2 on q1, q2, q3 (unchanged since it was measured): both ANSWER items pass. v3 on all
+    # five: q1, q2 and the new q5 pass, the edited q4 fails.
+    assert proc.returncode == 0
+    assert proc.stdout.decode().splitlines() == [
+        "v2: correctness 1.00 citation 1.00 refusal 1.00 violations 0",
+        "v3: correctness 0.75 citation 0.75 refusal 1.00 violations 0",
+        "RELEASE",
+    ]
+    assert proc.stderr.decode().splitlines() == [
         "buddy-eval: ledger: baseline 'v2' is the live version (release 1 of 2026-02-01, on "
-        "evaluation 1); 3 items paired; changed since: q4; added: q5 (both count as missing "
-        "for the baseline); removed: none"
-    )
-    assert f"{only_candidate}:5: golden item 'q4' has no result for version 'v2'" in err[1]
-    assert err[-1].endswith("recorded evaluation 2; new versions: 'v3'")
+        "evaluation 1); compared on 3 items; not compared: added q5, changed q4, no result "
+        "none; removed since: none",
+        f"buddy-eval: ledger: {ledger}: recorded evaluation 2; new versions: 'v3'",
+    ]
     found = be.history(ledger)
-    # v2 keeps its own figures (on its own golden set) in the history.
+    # v2 keeps its own figures (from its own gate) in the history.
     assert found.versions["correctness_numerator"].tolist() == [1, 2, 3]
     assert found.versions["baseline"].tolist()[1:] == ["v1", "v2"]
     assert found.versions["golden_changed"].tolist() == [False, False, True]
@@ -55,8 +53,11 @@ def test_a_removed_item_is_listed(ledger, write):
     lines = "".join(x for x in result_lines("v3", {"q1"}).splitlines(True) if " q2 " not in x)
     path = write("THRESHOLDS 0.5 0.5 0.5\n" + golden + "RESULTS\n" + lines)
     proc = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
-    assert "3 items paired; changed since: none; added: none" in proc.stderr.decode()
-    assert "removed: q2" in proc.stderr.decode()
+    assert proc.stderr.decode().splitlines()[0] == (
+        "buddy-eval: ledger: baseline 'v2' is the live version (release 1 of 2026-02-01, on "
+        "evaluation 1); compared on 3 items; not compared: added none, changed none, no result "
+        "none; removed since: q2"
+    )
 
 
 @pytest.mark.parametrize(
@@ -64,12 +65,13 @@ def test_a_removed_item_is_listed(ledger, write):
     [
         ("nothing released", "nothing has been released yet, so there is no live baseline"),
         ("no answers", "was recorded without answers (--no-answers)"),
-        ("label in input", "the input already holds results for the live version 'v2'"),
+        ("label in input", ":12: version 'v2' is the live version and already has another "
+                           "result for item 'q2' in the ledger"),
     ],
 )
 def test_the_live_baseline_is_refused_when_it_cannot_be_used(setup, message, tmp_path, write):
     path = tmp_path / "l.ledger"
-    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path,
+    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path, date="2026-02-01",
               no_answers=setup == "no answers")  # fmt: skip
     if setup != "nothing released":
         be.release(path, "v2", date="2026-02-01")
@@ -99,7 +101,13 @@ def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
     assert report["baseline_source"] == {
         "ledger": str(ledger), "version": "v2", "release": 1, "release_date": "2026-02-01",
         "evaluation": 1, "paired_items": 3, "changed": ["q4"], "added": ["q5"], "removed": [],
+        "no_result": [], "measured_in_input": [],
     }  # fmt: skip
+    assert report["compared"]["not_compared"] == {"added": ["q5"], "changed": ["q4"],
+                                                  "no result": []}  # fmt: skip
+    assert report["compared"]["versions"]["v3"]["correctness"] == {"numerator": 2,
+                                                                   "denominator": 2}  # fmt: skip
+    assert report["versions"]["v3"]["correctness"]["exact"] == "3/4"
     plain = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
     # The output format is a view, not a setting: the same evaluation, already recorded.
     assert "already recorded as evaluation 2" in plain.stderr.decode()
@@ -118,9 +126,7 @@ def test_the_documented_pandas_query_gives_each_version_its_own_figures(ledger, 
     namespace: dict = {}
     exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
     rates = namespace["rates"]
-    assert rates[["label", "numerator", "denominator"]].values.tolist() == [
-        ["v1", 1, 3], ["v2", 2, 3], ["v3", 3, 4],
-    ]  # fmt: skip
-    found = be.history(ledger).versions
-    assert found["correctness_numerator"].tolist() == rates["numerator"].tolist()
-    assert found["correctness_denominator"].tolist() == rates["denominator"].tolist()
+    found = be.history(ledger).versions.set_index("version")
+    assert rates.index.tolist() == ["v1", "v2", "v3"]
+    assert rates["correctness"].tolist() == [1 / 3, 2 / 3, 3 / 4]
+    assert rates["correctness"].tolist() == found["correctness"].tolist()

@@ -57,7 +57,7 @@ def _other_sqlite(tmp_path, ledger):
 def _truncated(tmp_path, ledger):
     path = tmp_path / "truncated.ledger"
     path.write_bytes(ledger.read_bytes()[:5000])
-    return path, "is a truncated or corrupt ledger (5000 bytes"
+    return path, "is a truncated or damaged ledger (5000 bytes"
 
 
 def _newer(tmp_path, ledger):
@@ -69,7 +69,7 @@ def _newer(tmp_path, ledger):
     connection.execute("PRAGMA user_version = 99")
     connection.commit()
     connection.close()
-    return path, "is a ledger of schema version 99, newer than this buddy_eval reads (1)"
+    return path, "is a ledger of schema version 99, newer than this buddy_eval reads (2)"
 
 
 def _garbled(tmp_path, ledger):
@@ -77,7 +77,7 @@ def _garbled(tmp_path, ledger):
     data = bytearray(ledger.read_bytes())
     data[4096:] = b"\xff" * (len(data) - 4096)
     path.write_bytes(bytes(data))
-    return path, "is a corrupt ledger"
+    return path, "is a damaged ledger"
 
 
 def _empty(tmp_path, ledger):
@@ -107,7 +107,7 @@ BAD = [_not_sqlite, _other_sqlite, _truncated, _newer, _garbled, _empty, _direct
 
 
 @pytest.mark.parametrize("make", BAD, ids=[f.__name__.strip("_") for f in BAD])
-@pytest.mark.parametrize("command", ["gate", "release", "show", "history"])
+@pytest.mark.parametrize("command", ["gate", "release", "show", "history", "verify"])
 def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, tmp_path,
                                                                  ledger, write):  # fmt: skip
     path, message = make(tmp_path, ledger)
@@ -119,6 +119,7 @@ def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, 
         "release": ["ledger", "release", "v1", "--ledger", path],
         "show": ["ledger", "show", "--ledger", path],
         "history": ["history", "--ledger", path],
+        "verify": ["ledger", "verify", "--ledger", path],
     }[command]  # fmt: skip
     proc = run_cli(*args)
     assert proc.returncode == 2
@@ -130,7 +131,8 @@ def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, 
 
 
 def test_reading_commands_need_an_existing_ledger(tmp_path):
-    for args in (["history"], ["ledger", "show"], ["ledger", "release", "v1"]):
+    for args in (["history"], ["ledger", "show"], ["ledger", "verify"],
+                 ["ledger", "release", "v1"]):  # fmt: skip
         proc = run_cli(*args, "--ledger", tmp_path / "none.ledger")
         assert proc.returncode == 2
         assert "no ledger here; record an evaluation first" in proc.stderr.decode()
@@ -174,8 +176,9 @@ def test_a_read_only_ledger_prints_the_verdict_then_exits_3(ledger, write):
     assert proc.returncode == 3
     assert proc.stdout == plain.stdout  # the verdict first, as without a ledger
     assert proc.stderr.decode() == (
-        f"buddy-eval: error: could not finish: {ledger}: cannot record in the ledger: "
-        "attempt to write a readonly database\n"
+        "buddy-eval: error: could not finish: the verdict above stands, but the evaluation was "
+        f"not recorded: {ledger}: cannot record in the ledger: attempt to write a readonly "
+        "database\n"
     )
     assert dump(ledger) == before
 
@@ -198,7 +201,10 @@ def test_a_full_disk_while_recording_prints_the_verdict_then_exits_3(ledger, tmp
     assert proc.returncode == 3
     assert proc.stdout == plain.stdout
     err = proc.stderr.decode()
-    assert err.startswith(f"buddy-eval: error: could not finish: {ledger}: cannot record")
+    assert err.startswith(
+        "buddy-eval: error: could not finish: the verdict above stands, but the evaluation was "
+        f"not recorded: {ledger}: cannot record"
+    )
     assert err.count("\n") == 1
     assert dump(ledger) == before
 
@@ -247,7 +253,7 @@ def _signal_mid_record(ledger, path, labels, signum) -> tuple[bool, int, bytes, 
     Returns whether the signal was sent (the record had not finished), the exit
     status, stdout and stderr.
     """
-    wal = Path(f"{ledger}-wal")
+    journal = Path(f"{ledger}-journal")
     proc = subprocess.Popen(
         [sys.executable, "-m", "buddy_eval", str(path), "--baseline", labels[0],
          "--candidate", labels[1], "--ledger", str(ledger)],
@@ -257,11 +263,11 @@ def _signal_mid_record(ledger, path, labels, signum) -> tuple[bool, int, bytes, 
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         with contextlib.suppress(FileNotFoundError):
-            if wal.stat().st_size > 1_000_000:  # the transaction is being written
+            if journal.stat().st_size > 0:  # the transaction is being written
                 proc.send_signal(signum)
                 sent = True
                 break
-        time.sleep(0.005)
+        time.sleep(0.001)
     out, err = proc.communicate(timeout=60)
     return sent, proc.returncode, out, err
 

@@ -447,7 +447,7 @@ def _revisions(rows: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     previous: dict[str, str] | None = None
     for golden in rows["sets"].values():
         now = {item[1]: item[0] for item in golden.items}
-        diff = {"added": [], "removed": [], "changed": []}
+        diff: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
         if previous is not None:
             diff["added"] = [i for i in now if i not in previous]
             diff["removed"] = [i for i in previous if i not in now]

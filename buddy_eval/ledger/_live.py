@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, quoted
+from .._loading import EvalInput
 from ..formatting import format_id_list
 from . import _store
 from ._schema import reading
@@ -83,7 +84,7 @@ class LiveBaseline:
     removed: tuple[str, ...]
     unmeasured: tuple[str, ...]
     from_input: tuple[str, ...]
-    data: object
+    data: EvalInput
     shared: np.ndarray = field(repr=False)
 
     @property
@@ -179,7 +180,7 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
         repeated trials without ``trials``, a line of the live version in the
         input that contradicts its stored result, or a damaged ledger.
     """
-    from .._loading import EvalInput, load
+    from .._loading import load
     from ._record import _golden_items
 
     data, name = _input_bytes(source)

@@ -85,6 +85,13 @@ class Released:
         )
 
 
+def _label(value) -> str:
+    label = _text(value, "the version label")
+    if label is None:
+        raise InputError("give the version LABEL")
+    return label
+
+
 def _reason(value, what: str, flag: str) -> str | None:
     value = _text(value, what)
     if value is not None and not value.strip():
@@ -147,7 +154,7 @@ def release(
     >>> be.release(path, "NEW", date="2026-03-02", by="ci").message
     "released 'NEW' on 2026-03-02 on evaluation 1 (RELEASE) (release 1)"
     """
-    label = _text(version, "the version label")
+    label = _label(version)
     note = _text(note, "--note")
     override = _reason(override, "why the BLOCK is overridden", "--override")
     date = check_date(date, "--date") or today()
@@ -235,7 +242,7 @@ def rollback(
         The version was never released, or is live already; an empty
         reason; a date before the live release.
     """
-    label = _text(version, "the version label")
+    label = _label(version)
     note = _text(note, "--note")
     why = _reason(reason, "why the earlier release goes live again", "--reason")
     if why is None:

@@ -396,7 +396,8 @@ def _open(name: str, write: bool) -> sqlite3.Connection:
 def _enter(name: str, connection: sqlite3.Connection, write: bool) -> int:
     """Begin the transaction, then judge the file; the schema version."""
     connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-    # The first read takes the shared lock: from here the file cannot change under us.
+    # The first read takes the shared lock: from here no other process can change the
+    # file, so its size and its header can be compared.
     version = _describe(name, connection)
     connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
     _check_header(name)
@@ -408,6 +409,10 @@ def _enter(name: str, connection: sqlite3.Connection, write: bool) -> int:
 def _guard(name: str, exc: sqlite3.Error, write: bool) -> BaseException:
     """What an SQLite error inside a ledger transaction means for the user."""
     if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
+        try:  # SQLite found damage: say "truncated" when the size shows it
+            _check_header(name)
+        except InputError as specific:
+            return specific
         return damaged(name, exc)
     if write:
         return ledger_error(name, exc)
