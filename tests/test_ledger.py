@@ -142,7 +142,8 @@ def test_the_cli_refuses_a_conflicting_version_before_printing(ledger, write):
     assert proc.stdout == b""
     assert proc.stderr.decode().count("\n") == 1
     assert proc.stderr.decode() == (
-        "buddy-eval: error: version 'v2' already has a result for item 'q4' in the ledger "
+        f"buddy-eval: error: {changed}:10: version 'v2' already has a result for item 'q4' in "
+        "the ledger "
         "(another result); the results of a version are facts: give these results a new "
         "version label\n"
     )

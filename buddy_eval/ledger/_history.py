@@ -639,8 +639,9 @@ def _change_notes(found: History) -> dict[str, str]:
         notes[row["version"]] = (
             f"golden set {first['from_revision']} -> {first['to_revision']}: "
             f"{_diff_text(found, first['to_revision'])}; the rates above and below are on "
-            f"different items; on the {first['shared_items']} items both revisions share and "
-            f"both versions hold, {first['previous_version']} -> {row['version']}: {rates}"
+            f"different items; on the {format_count(int(first['shared_items']), 'item')} both "
+            f"revisions share and both versions hold, {first['previous_version']} -> "
+            f"{row['version']}: {rates}"
         )
     return notes
 

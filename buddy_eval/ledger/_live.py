@@ -160,6 +160,8 @@ def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, tria
 def _input_bytes(source) -> tuple[bytes, str]:
     from .._parsing import read_input_bytes
 
+    if hasattr(source, "read"):  # an open binary file (the notebook report reads INPUT once)
+        return source.read(), str(getattr(source, "name", "<input>"))
     if source == "-":
         return read_input_bytes(None), "<stdin>"
     return read_input_bytes(source), str(source)
@@ -196,6 +198,7 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
                 source=name_ledger,
             )
         live = done[-1]
+        _store.evaluations(connection, name_ledger)  # the evidence it went live on, checked
         label = _store.versions(connection)[live.version_id]
         stored = _store.result_sets(connection, name_ledger, live.version_id)
         sets = _store.golden_sets(connection, name_ledger, {r.golden_set_id for r in stored})

@@ -47,6 +47,7 @@ import pyarrow as pa
 from .._errors import InputError, quoted
 from .._thresholds import decimal_text
 from .._vocabulary import METRICS
+from ..formatting import format_count
 from . import _store
 from ._schema import ledger_error, writing
 
@@ -249,6 +250,9 @@ class _Version:
     outcomes: list  # (position, trials, correct, cited_ok, refused_ok, violation, passed)
     lines: list  # (position, trial, cited, refused, answer), by (position, trial)
     answers: bool  # the answers are kept
+    source: str = ""  # the input, and per position the line of its first result there
+    line_of: dict = dataclasses.field(default_factory=dict)
+    unit: str = "line"  # "row" for DataFrames
 
     def per_item(self) -> dict[int, list]:
         """Per input position, its result lines as sorted (cited, refused, answer) triples."""
@@ -369,14 +373,17 @@ class Plan:
                 mine = sorted(((c, r, None) for c, r, _ in mine), key=_line_key)
             if stored[0] != tuple(outcome[1:]) or stored[1] != mine:
                 what = (
-                    f"{len(stored[1])} trials there, {len(mine)} here"
+                    f"{format_count(len(stored[1]), 'trial')} there, {len(mine)} here"
                     if len(stored[1]) != len(mine)
                     else "another result"
                 )
                 raise InputError(
                     f"version {quoted(version.label)} already has a result for item "
                     f"{quoted(item_id)} in the ledger ({what}); the results of a version are "
-                    "facts: give these results a new version label"
+                    "facts: give these results a new version label",
+                    source=version.source or None,
+                    line=version.line_of.get(position),
+                    unit=version.unit,
                 )
         keep = set(fresh)
         return (
@@ -647,9 +654,21 @@ def _versions(evaluation, fingerprints: pa.Array, answers: bool) -> list[_Versio
                     )
                 ),
                 answers,
+                data.source,
+                _first_lines(join.item[mine], results.line[mine]),
+                "line" if data.results_line is not None else "row",
             )
         )
     return out
+
+
+def _first_lines(items: np.ndarray, lines: np.ndarray) -> dict[int, int]:
+    """Per golden position, the input line (or row) of its first result; 0: not in the input."""
+    found: dict[int, int] = {}
+    for item, line in zip(items.tolist(), lines.tolist(), strict=True):
+        if line > 0:
+            found.setdefault(item, line)
+    return found
 
 
 def _canonical_digest(fingerprints, item, cited, refused, answer) -> str:

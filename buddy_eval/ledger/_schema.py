@@ -252,34 +252,24 @@ def _is_damage(exc: sqlite3.DatabaseError) -> bool:
     return any(word in str(exc).lower() for word in _DAMAGE_WORDS)
 
 
-def _check_header(name: str) -> None:
-    """The file starts like SQLite and is as long as its header says.
+def _check_size(name: str, connection: sqlite3.Connection) -> None:
+    """The file is as long as SQLite says its pages are (a truncated copy is not).
 
-    Called inside a transaction: no writer can change the file meanwhile.
+    Called inside a transaction, so no writer can change the file meanwhile. The
+    file is never opened a second time here: closing another descriptor on it
+    would drop the locks SQLite holds (POSIX locks belong to the process).
     """
+    page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
     try:
-        with open(name, "rb") as handle:
-            head = handle.read(100)
-            size = os.fstat(handle.fileno()).st_size
+        size = os.stat(name).st_size
     except OSError as exc:
         raise _refuse(name, f"cannot read the ledger: {exc.strerror or exc}") from None
-    if size == 0:
-        raise _refuse(
-            name, "is an empty file, not a buddy_eval ledger; give a new path or a ledger"
-        )
-    if not head.startswith(_HEADER):
-        raise _refuse(name, "is not a buddy_eval ledger (not an SQLite database)")
-    if len(head) < 100:
-        raise _refuse(name, "is a truncated or damaged ledger (shorter than its header)")
-    page_size = int.from_bytes(head[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(head[28:32], "big")
-    # The page count is valid when the two change counters agree.
-    valid = head[24:28] == head[92:96] and pages > 0
-    if valid and size < page_size * pages:
+    if size < page_size * pages:
         raise _refuse(
             name,
-            f"is a truncated or damaged ledger ({size} bytes, its header says {page_size * pages})",
+            f"is a truncated or damaged ledger ({size} bytes, its header says "
+            f"{page_size * pages})",
         )
 
 
@@ -393,35 +383,89 @@ def _open(name: str, write: bool) -> sqlite3.Connection:
     return connection
 
 
-def _enter(name: str, connection: sqlite3.Connection, write: bool) -> int:
+def _enter(name: str, connection: sqlite3.Connection, write: bool, thorough: bool) -> int:
     """Begin the transaction, then judge the file; the schema version."""
     connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     # The first read takes the shared lock: from here no other process can change the
     # file, so its size and its header can be compared.
     version = _describe(name, connection)
-    connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    _check_header(name)
-    if version == SCHEMA_VERSION:
-        connection.execute("SELECT count(*) FROM versions").fetchone()
+    _check_size(name, connection)
+    if thorough:  # every page read once: damage anywhere is found before any work
+        _quick_check(name, connection)
+    connection.execute("SELECT count(*) FROM versions").fetchone()
     return version
 
 
+def _quick_check(name: str, connection: sqlite3.Connection) -> None:
+    found = connection.execute("PRAGMA quick_check(1)").fetchone()[0]
+    if found != "ok":
+        raise damaged(name, sqlite3.DatabaseError(found))
+
+
 def _guard(name: str, exc: sqlite3.Error, write: bool) -> BaseException:
-    """What an SQLite error inside a ledger transaction means for the user."""
+    """What an SQLite error inside a ledger transaction means for the user.
+
+    Called once the connection is closed: reading the header here cannot drop a lock.
+    """
     if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
-        try:  # SQLite found damage: say "truncated" when the size shows it
-            _check_header(name)
-        except InputError as specific:
-            return specific
-        return damaged(name, exc)
+        return _truncation(name) or damaged(name, exc)
     if write:
         return ledger_error(name, exc)
     return CouldNotFinishError(f"cannot read the ledger: {one_phrase(exc)}", source=name)
 
 
+def _truncation(name: str) -> InputError | None:
+    """The error for a file shorter than its header says, else None."""
+    try:
+        with open(name, "rb") as handle:
+            head = handle.read(100)
+            size = os.fstat(handle.fileno()).st_size
+    except OSError:
+        return None
+    if len(head) < 100:
+        return _refuse(name, "is a truncated or damaged ledger (shorter than its header)")
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    if head[24:28] == head[92:96] and size < page_size * pages:
+        return _refuse(
+            name,
+            f"is a truncated or damaged ledger ({size} bytes, its header says "
+            f"{page_size * pages})",
+        )
+    return None
+
+
 @contextlib.contextmanager
-def reading(path) -> Iterator[sqlite3.Connection]:
+def _transaction(name: str, *, write: bool, create: bool, thorough: bool):
+    _check_file(name, create=create)
+    connection = _open(name, write=write)
+    failure: sqlite3.Error | None = None
+    try:
+        _enter(name, connection, write=write, thorough=thorough or write)
+        yield connection
+        connection.execute("COMMIT")
+    except sqlite3.Error as exc:
+        failure = exc
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
+        raise
+    finally:
+        if failure is not None:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+        connection.close()
+    if failure is not None:
+        raise _guard(name, failure, write=write) from None
+
+
+@contextlib.contextmanager
+def reading(path, *, thorough: bool = False) -> Iterator[sqlite3.Connection]:
     """The ledger at ``path``, read-only, in one read transaction (a consistent snapshot).
+
+    ``thorough`` also reads every page once (SQLite's quick check), so damage
+    anywhere in the file is found now rather than by a later write.
 
     Raises
     ------
@@ -431,23 +475,15 @@ def reading(path) -> Iterator[sqlite3.Connection]:
     CouldNotFinishError
         The file could not be read for another reason (an I/O error).
     """
-    name = os.fspath(path)
-    _check_file(name, create=False)
-    connection = _open(name, write=False)
-    try:
-        try:
-            _enter(name, connection, write=False)
-            yield connection
-            connection.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise _guard(name, exc, write=False) from None
-    finally:
-        connection.close()
+    with _transaction(os.fspath(path), write=False, create=False, thorough=thorough) as c:
+        yield c
 
 
 @contextlib.contextmanager
 def writing(path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
     """The ledger at ``path`` in one write transaction: all of it lands, or none of it.
+
+    The file is checked whole first (a damaged ledger is never written to).
 
     Parameters
     ----------
@@ -462,22 +498,8 @@ def writing(path, *, create: bool = False) -> Iterator[sqlite3.Connection]:
     CouldNotFinishError
         The ledger could not be written (read-only, disk full, locked too long).
     """
-    name = os.fspath(path)
-    _check_file(name, create=create)
-    connection = _open(name, write=True)
-    try:
-        try:
-            _enter(name, connection, write=True)
-            yield connection
-            connection.execute("COMMIT")
-        except BaseException as exc:
-            with contextlib.suppress(sqlite3.Error):
-                connection.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise _guard(name, exc, write=True) from None
-            raise
-    finally:
-        connection.close()
+    with _transaction(os.fspath(path), write=True, create=create, thorough=True) as c:
+        yield c
 
 
 def check_path(path) -> None:
@@ -497,5 +519,5 @@ def check_path(path) -> None:
                 name, f"cannot create the ledger: no directory {str(Path(name).parent)!r}"
             )
         return
-    with reading(name):
+    with reading(name, thorough=True):
         pass
