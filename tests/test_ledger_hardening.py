@@ -189,8 +189,9 @@ def test_a_contradicting_record_after_the_verdict_is_could_not_finish(ledger, tm
     assert out.getvalue().splitlines()[-1].startswith("BLOCK")
     assert err.getvalue() == (
         "buddy-eval: error: could not finish: the verdict above stands, but the evaluation was "
-        "not recorded: version 'v3' already has a result for item 'q4' in the ledger (another "
-        "result); the results of a version are facts: give these results a new version label\n"
+        f"not recorded: {path}:14: version 'v3' already has a result for item 'q4' in the "
+        "ledger (another result); the results of a version are facts: give these results a new "
+        "version label\n"
     )
     # Only the other process's evaluation landed.
     assert len(dump(ledger)) > len(before)
