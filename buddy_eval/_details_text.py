@@ -21,10 +21,10 @@ from .formatting import (
     format_percent,
     format_rate,
     format_setting_percent,
-    format_trial_plan,
 )
+from .stats import EFFECTIVE_MIN_ITEMS
 
-__all__ = ["details", "format_details"]
+__all__ = ["details", "format_details", "format_outlook"]
 
 _SHORT_READING = {
     "gain": "a real gain",
@@ -141,9 +141,50 @@ def _trial_lines(trials: TrialComparison) -> list[str]:
         lines.append(
             f"  variance     within items: {', '.join(shares)} of the trial-to-trial variance"
         )
-    if trials.plan:
-        lines.append(f"  next         {format_trial_plan(trials.plan, c.version)}")
+    if trials.outlook is not None:
+        lines.append(f"  next         {format_outlook(trials.outlook, c.version)}")
     return lines
+
+
+def format_outlook(outlook, version: str) -> str:
+    """The ``next`` line: what twice the items or twice the trials would do to the interval.
+
+    The widths are those of ``version``'s printed interval (the ``observed``
+    line) and of the same interval computed for the projected design
+    (:func:`buddy_eval.stats.interval_outlook`), three decimals half up.
+    """
+    now, items, trials = outlook.now, outlook.more_items, outlook.more_trials
+    width = format_rate(now.width, 3)
+    text = (
+        f"{version}'s interval, {width} wide, would be about {format_rate(items.width, 3)} "
+        "with twice the items"
+    )
+    if trials is None:
+        return text + " (no item has two trials: the effect of more trials is not estimated)"
+    after = format_rate(trials.width, 3)
+    if after == width:
+        if now.effective_n == now.effective_n and now.method == trials.method and _bound(now):
+            why = (
+                f"fewer than {EFFECTIVE_MIN_ITEMS} items"
+                if _items(now) < EFFECTIVE_MIN_ITEMS
+                else "the items show too little spread or too few passes or failures"
+            )
+            return (
+                f"{text}; twice the trials would not change it ({why}: the interval is the "
+                "variance bound over the items, which only more items narrow)"
+            )
+        return f"{text}; twice the trials would not change it"
+    return f"{text}, {after} with twice the trials"
+
+
+def _bound(interval) -> bool:
+    from .stats import BOUND_RATE_METHOD
+
+    return interval.method == BOUND_RATE_METHOD
+
+
+def _items(interval) -> float:
+    return interval.effective_n if _bound(interval) else EFFECTIVE_MIN_ITEMS
 
 
 def _sensitivity(case: Sensitivity, alpha: float) -> str:
