@@ -22,7 +22,7 @@ from .formatting import (
     format_rate,
     format_setting_percent,
 )
-from .stats import EFFECTIVE_MIN_ITEMS
+from .stats import BOUND_RATE_METHOD, EFFECTIVE_MIN_ITEMS
 
 __all__ = ["details", "format_details", "format_outlook"]
 
@@ -151,40 +151,38 @@ def format_outlook(outlook, version: str) -> str:
 
     The widths are those of ``version``'s printed interval (the ``observed``
     line) and of the same interval computed for the projected design
-    (:func:`buddy_eval.stats.interval_outlook`), three decimals half up.
+    (:func:`buddy_eval.stats.interval_outlook`), three decimals half up (more,
+    up to six, when three would print two different widths alike).
     """
     now, items, trials = outlook.now, outlook.more_items, outlook.more_trials
-    width = format_rate(now.width, 3)
+    # Three decimals, more (up to six) when they would print two different widths alike.
+    places = 3
+    others = [ci.width for ci in (items, trials) if ci is not None and ci.width != now.width]
+    while places < 6 and any(
+        format_rate(w, places) == format_rate(now.width, places) for w in others
+    ):
+        places += 1
+    width = format_rate(now.width, places)
     text = (
-        f"{version}'s interval, {width} wide, would be about {format_rate(items.width, 3)} "
-        "with twice the items"
+        f"{version}'s interval, {width} wide, would be about "
+        f"{format_rate(items.width, places)} with twice the items"
     )
     if trials is None:
         return text + " (no item has two trials: the effect of more trials is not estimated)"
-    after = format_rate(trials.width, 3)
-    if after == width:
-        if now.effective_n == now.effective_n and now.method == trials.method and _bound(now):
-            why = (
-                f"fewer than {EFFECTIVE_MIN_ITEMS} items"
-                if _items(now) < EFFECTIVE_MIN_ITEMS
-                else "the items show too little spread or too few passes or failures"
-            )
-            return (
-                f"{text}; twice the trials would not change it ({why}: the interval is the "
-                "variance bound over the items, which only more items narrow)"
-            )
+    after = format_rate(trials.width, places)
+    if after != width:
+        return f"{text}, {after} with twice the trials"
+    if now.method != BOUND_RATE_METHOD:
         return f"{text}; twice the trials would not change it"
-    return f"{text}, {after} with twice the trials"
-
-
-def _bound(interval) -> bool:
-    from .stats import BOUND_RATE_METHOD
-
-    return interval.method == BOUND_RATE_METHOD
-
-
-def _items(interval) -> float:
-    return interval.effective_n if _bound(interval) else EFFECTIVE_MIN_ITEMS
+    why = (
+        f"fewer than {EFFECTIVE_MIN_ITEMS} items"
+        if (now.effective_n or 0) < EFFECTIVE_MIN_ITEMS
+        else "too little spread between the items, or too few passes or failures"
+    )
+    return (
+        f"{text}; twice the trials would not change it ({why}: the interval is the "
+        "variance bound over the items, which only more items narrow)"
+    )
 
 
 def _sensitivity(case: Sensitivity, alpha: float) -> str:

@@ -45,11 +45,15 @@ does for one version. It is computed at::
 
 so that its variance is the one estimated from the item differences.
 
-**Degenerate cases**, all at ``n = m`` (the variance bound, today's
-single-trial formulas): fewer than :data:`EFFECTIVE_MIN_ITEMS` items; a mean
-rate of 0 or 1; no spread (``s2`` or ``s2_d`` is 0: every item has the same
+**Degenerate cases**, all at ``n = m`` (the variance bound, the single-trial
+formulas): fewer than :data:`EFFECTIVE_MIN_ITEMS` items; fewer than
+:data:`EFFECTIVE_MIN_COUNT` items' worth of passes or of failures
+(``m * min(p, 1 - p)``, the smaller over both versions for the difference); a
+mean rate of 0 or 1; no spread (``s2`` or ``s2_d`` is 0: every item has the same
 rate, or the same difference). No interval has zero width: Wilson's ends always
-differ, and the fractional table's phi is below 1.
+differ, and the fractional table's phi is below 1. The thresholds come from the
+simulation of ``benchmarks/trials_coverage.py`` (docs/statistics.md): with
+fewer items, or a handful of failing items, the estimated spread undercovers.
 """
 
 from __future__ import annotations
@@ -408,7 +412,7 @@ def trials_rate_interval(items, confidence: float = 0.95) -> Interval:
 
     >>> ci = trials_rate_interval([(5, 4)] * 60 + [(5, 1)] * 60)
     >>> round(ci.low, 3), round(ci.high, 3), round(ci.effective_n, 1), ci.method.split(",")[1]
-    (0.45, 0.55, 373.9, ' at the Korn-Graubard effective size')
+    (0.446, 0.554, 323.9, ' at the Korn-Graubard effective size')
     """
     confidence = _check_open_unit("confidence", confidence)
     return rate_interval_from_sums(rate_sums(_check_counts(items, 2, "items")), confidence)
@@ -446,7 +450,7 @@ def paired_trials_interval(items, confidence: float = 0.95) -> Interval:
 
     >>> ci = paired_trials_interval([(5, 4, 5, 4)] * 400)
     >>> round(ci.low, 4), round(ci.high, 4)
-    (-0.0071, 0.0071)
+    (-0.0075, 0.0075)
     """
     confidence = _check_open_unit("confidence", confidence)
     return paired_interval_from_sums(paired_sums(_check_counts(items, 4, "items")), confidence)
@@ -507,9 +511,12 @@ def interval_outlook(items, confidence: float = 0.95) -> IntervalOutlook | None:
 
     Examples
     --------
-    >>> plan = interval_outlook([(5, 4)] * 30 + [(5, 1)] * 30)
+    Forty items: the variance bound, which twice the items (80, past the rule)
+    narrow and twice the trials leave as it is.
+
+    >>> plan = interval_outlook([(5, 4)] * 20 + [(5, 1)] * 20)
     >>> [round(ci.width, 3) for ci in (plan.now, plan.more_items, plan.more_trials)]
-    [0.244, 0.151, 0.244]
+    [0.296, 0.134, 0.296]
     """
     confidence = _check_open_unit("confidence", confidence)
     counted = _check_counts(items, 2, "items")
