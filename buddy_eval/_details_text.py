@@ -210,7 +210,12 @@ def format_details(paired: PairedComparison) -> str:
     lines = [
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
         f"- {level}% intervals (Wilson per version {over}; Newcombe for the paired difference"
-        + ("; items as the units)" if trials else ")"),
+        + (
+            f"; items as the units, at the effective size the trials show from "
+            f"{EFFECTIVE_MIN_ITEMS} items)"
+            if trials
+            else ")"
+        ),
         "- a metric is ready for a decision from "
         + format_count(settings.min_paired, "paired item"),
         f"- {MISSING_COUNTS_AS_FAILED}",

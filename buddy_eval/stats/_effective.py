@@ -32,9 +32,11 @@ score interval (method 10) on the **fractional 2x2 table** of the item rates::
     c = sum(max(x_i - y_i, 0))      regressed
     d = sum(min(1 - x_i, 1 - y_i))  both fail
 
-With one trial per item this is the paired 2x2 table itself. Its phi is the
-correlation of the two versions' rates (1 less Newcombe's continuity term when
-the rates agree item by item), and its variance of the difference,
+With one trial per item this is the paired 2x2 table itself. Its phi
+(Newcombe's, from ``ad - bc`` and the margins) measures how far the two
+versions' rates move together: the correlation of the outcomes with one trial,
+1 less Newcombe's continuity term when the rates agree item by item. Its
+variance of the difference,
 ``u / m`` with ``u = (b + c) / m - ((b - c) / m)**2``, bounds the variance of
 the mean item difference (``(y_i - x_i)**2 <= |y_i - x_i|``), as ``p(1-p)/m``
 does for one version. It is computed at::
