@@ -227,7 +227,7 @@ def _primes(limit: int) -> list[int]:
     return [p for p in range(2, limit) if all(p % q for q in range(2, math.isqrt(p) + 1))]
 
 
-def test_many_distinct_trial_counts_stay_exact_in_every_view(tmp_path):
+def test_many_distinct_trial_counts_stay_exact_in_every_view(tmp_path, capsys):
     # Every prime below 400 as an item's trial count: the differences 1/p have an lcm far
     # beyond a float, so the sign-flip test takes its normal approximation.
     rows = [(p, p // 2, p, (p + 1) // 2) for p in _primes(400)]
@@ -240,10 +240,16 @@ def test_many_distinct_trial_counts_stay_exact_in_every_view(tmp_path):
     assert 0 < m.p_value < 1 and m.diff_ci[0] < m.diff_ci[1]
     assert "internal error" not in details(ev)
     json.dumps(json_report(ev), allow_nan=False)
+    from buddy_eval._cli import main
+
+    capsys.readouterr()
     for flags in (("--details",), ("--format", "json"), ("--format", "markdown")):
-        done = _cli("--trials", "--margin", "0.02", *flags, str(path))
-        assert done.returncode in (0, 1), done.stderr
-        assert "internal error" not in done.stderr
+        status = main(["--trials", "--margin", "0.02", *flags, str(path)])
+        out = capsys.readouterr()
+        assert status in (0, 1) and "internal error" not in out.err, out.err
+        assert "normal approximation" in out.out
+    done = _cli("--trials", "--details", str(path))  # the installed command, once
+    assert done.returncode in (0, 1) and "internal error" not in done.stderr
 
 
 def test_every_interval_and_bound_names_its_method_as_a_plain_string():
