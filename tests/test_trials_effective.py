@@ -393,3 +393,20 @@ def test_one_trial_per_item_is_byte_identical_with_and_without_trials_on_every_v
         status = main([str(path), "--trials", *view])
         with_trials = capsys.readouterr()
         assert (status, with_trials.out, with_trials.err) == (plain, without.out, without.err)
+
+
+def test_an_interval_is_its_pair_and_survives_copies():
+    import copy
+    import dataclasses
+    import pickle
+
+    ci = paired_trials_interval([(5, 4, 5, 3)] * 30 + [(5, 2, 5, 2)] * 30)
+    assert ci == (ci.low, ci.high) and tuple(ci) == (ci[0], ci[1])
+    for clone in (copy.deepcopy(ci), pickle.loads(pickle.dumps(ci))):
+        assert clone == ci and clone.method == ci.method and clone.effective_n == ci.effective_n
+
+    @dataclasses.dataclass
+    class Holder:
+        ci: tuple
+
+    assert dataclasses.asdict(Holder(ci))["ci"] == ci

@@ -134,7 +134,9 @@ class Interval(tuple):
     method: str
     effective_n: float | None
 
-    def __new__(cls, low: float, high: float, method: str, effective_n: float | None = None):
+    def __new__(cls, low, high=None, method: str = "", effective_n: float | None = None):
+        if high is None:  # Interval((low, high)): what tuple copies (dataclasses.asdict) call
+            low, high = low
         self = super().__new__(cls, (low, high))
         self.method = method
         self.effective_n = effective_n
