@@ -4,8 +4,9 @@ With ``--trials`` each golden item is run several times per version. An
 item's *rate* on a metric is the share of its trials that pass; the gate's
 rate is the mean of those over the items (:mod:`buddy_eval._scoring`). Here the
 two versions are compared item by item on those rates, with the **items** as
-the units: trials of one item are not independent observations, so every
-interval and test is over per-item differences (:mod:`buddy_eval.stats`).
+the units: trials of one item are not independent observations, so the test
+is over per-item differences and the intervals over item rates, at the
+effective size the spread of the item rates shows (:mod:`buddy_eval.stats`).
 
 The change label of an item with trials comes from its two rates:
 
@@ -125,7 +126,8 @@ class TrialVersion:
     within, between : float or None
         The variance components behind it.
     trials_per_item : float or None
-        Harmonic mean of the items' trial counts (what the "next" line uses).
+        Harmonic mean of the items' trial counts (the ``n`` of the two-stage
+        model behind :attr:`TrialComparison.plan`).
     """
 
     version: str

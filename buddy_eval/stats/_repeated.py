@@ -736,7 +736,13 @@ def _check_variance(name: str, value) -> float:
 
 
 def more_trials_or_items(within_var, between_var, n_items, n_trials) -> TrialPlan:
-    """Whether doubling the items or doubling the trials narrows the interval more.
+    """Whether doubling the items or doubling the trials lowers the standard error more.
+
+    This is the two-stage model's standard error of the mean rate, not the
+    printed interval: below :data:`~buddy_eval.stats.EFFECTIVE_MIN_ITEMS`
+    items that interval is the variance bound, which more trials do not
+    change; :func:`~buddy_eval.stats.interval_outlook` projects the printed
+    interval itself (the ``next`` line).
 
     Under the two-stage model of :func:`item_variance_components` the
     variance of the mean rate over ``m`` items with ``n`` trials each is::
