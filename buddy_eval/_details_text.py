@@ -21,10 +21,10 @@ from .formatting import (
     format_percent,
     format_rate,
     format_setting_percent,
-    format_trial_plan,
 )
+from .stats import BOUND_RATE_METHOD, EFFECTIVE_MIN_ITEMS
 
-__all__ = ["details", "format_details"]
+__all__ = ["details", "format_details", "format_outlook"]
 
 _SHORT_READING = {
     "gain": "a real gain",
@@ -141,9 +141,48 @@ def _trial_lines(trials: TrialComparison) -> list[str]:
         lines.append(
             f"  variance     within items: {', '.join(shares)} of the trial-to-trial variance"
         )
-    if trials.plan:
-        lines.append(f"  next         {format_trial_plan(trials.plan, c.version)}")
+    if trials.outlook is not None:
+        lines.append(f"  next         {format_outlook(trials.outlook, c.version)}")
     return lines
+
+
+def format_outlook(outlook, version: str) -> str:
+    """The ``next`` line: what twice the items or twice the trials would do to the interval.
+
+    The widths are those of ``version``'s printed interval (the ``observed``
+    line) and of the same interval computed for the projected design
+    (:func:`buddy_eval.stats.interval_outlook`), three decimals half up (more,
+    up to six, when three would print two different widths alike).
+    """
+    now, items, trials = outlook.now, outlook.more_items, outlook.more_trials
+    # Three decimals, more (up to six) when they would print two different widths alike.
+    places = 3
+    others = [ci.width for ci in (items, trials) if ci is not None and ci.width != now.width]
+    while places < 6 and any(
+        format_rate(w, places) == format_rate(now.width, places) for w in others
+    ):
+        places += 1
+    width = format_rate(now.width, places)
+    text = (
+        f"{version}'s interval, {width} wide, would be about "
+        f"{format_rate(items.width, places)} with twice the items"
+    )
+    if trials is None:
+        return text + " (no item has two trials: the effect of more trials is not estimated)"
+    after = format_rate(trials.width, places)
+    if after != width:
+        return f"{text}, {after} with twice the trials"
+    if now.method != BOUND_RATE_METHOD:
+        return f"{text}; twice the trials would not change it"
+    why = (
+        f"fewer than {EFFECTIVE_MIN_ITEMS} items"
+        if (now.effective_n or 0) < EFFECTIVE_MIN_ITEMS
+        else "too little spread between the items, or too few passes or failures"
+    )
+    return (
+        f"{text}; twice the trials would not change it ({why}: the interval is the "
+        "variance bound over the items, which only more items narrow)"
+    )
 
 
 def _sensitivity(case: Sensitivity, alpha: float) -> str:
@@ -171,7 +210,12 @@ def format_details(paired: PairedComparison) -> str:
     lines = [
         f"Paired comparison of {paired.candidate} against {paired.baseline}",
         f"- {level}% intervals (Wilson per version {over}; Newcombe for the paired difference"
-        + ("; items as the units)" if trials else ")"),
+        + (
+            f"; items as the units, at the effective size the trials show from "
+            f"{EFFECTIVE_MIN_ITEMS} items)"
+            if trials
+            else ")"
+        ),
         "- a metric is ready for a decision from "
         + format_count(settings.min_paired, "paired item"),
         f"- {MISSING_COUNTS_AS_FAILED}",

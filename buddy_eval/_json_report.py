@@ -81,10 +81,10 @@ from dataclasses import asdict
 from fractions import Fraction
 
 from ._coverage import coverage_record
+from ._details_text import format_outlook
 from ._paired import readiness_note
 from ._thresholds import decimal_text
 from ._vocabulary import MISSING_COUNTS_AS_FAILED
-from .formatting import format_trial_plan
 
 __all__ = ["FORMAT_VERSION", "dumps", "json_report"]
 
@@ -148,6 +148,17 @@ def _trial_version(v) -> dict:
     }
 
 
+def _widths(outlook) -> dict:
+    """The candidate's interval width now, with twice the items, with twice the trials."""
+    trials = outlook.more_trials
+    return {
+        "now": outlook.now.width,
+        "more_items": outlook.more_items.width,
+        "more_trials": None if trials is None else trials.width,
+        "method": outlook.now.method,
+    }
+
+
 def _trials(t) -> dict:
     return {
         "n_items": t.n_items,
@@ -158,7 +169,8 @@ def _trials(t) -> dict:
         "pass_hat_k_method": "unbiased estimator C(c, k) / C(n, k), mean over items",
         "variance_method": "one-way ANOVA of single-trial outcomes, items as groups",
         "flaky_ids": list(t.flaky_ids),
-        "plan": None if t.plan is None else format_trial_plan(t.plan, t.candidate.version),
+        "plan": None if t.outlook is None else format_outlook(t.outlook, t.candidate.version),
+        "plan_interval_widths": None if t.outlook is None else _widths(t.outlook),
         "plan_standard_errors": None
         if t.plan is None
         else {"more_items": t.plan.se_more_items, "more_trials": t.plan.se_more_trials},
@@ -251,7 +263,7 @@ def json_report(evaluation) -> dict:
                 "observed": rate.observed,
                 "observed_passed": rate.passed,
                 "ci": _interval(rate.ci),
-                "ci_method": m.observed_method,
+                "ci_method": rate.ci_method,
             }
         entry["violations"] = paired.violations[j].violations
     bounds = {

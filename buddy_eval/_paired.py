@@ -25,26 +25,30 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._paired_settings import Settings
-from ._trials import TrialComparison, compare_trials, flaky, item_rate_changes
+from ._trials import TrialComparison, compare_trials, count_rows, flaky, item_rate_changes
 from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 from .stats import (
     DEFAULT_DISCORDANCE,
-    RATE_INTERVAL_METHOD,
     PairedTable,
     exact_upper_bound,
     holm,
     is_ready,
     noninferiority_bound,
     paired_item_differences_test,
-    paired_rates_interval,
-    rate_interval,
     reading,
     required_paired_n_exact,
     wilson_interval,
 )
+from .stats._effective import paired_interval_from_sums, paired_sums, rate_interval_from_sums
+from .stats._effective import rate_sums as _rate_sums
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: The method names of the single-trial intervals and bounds (plain strings).
+WILSON_METHOD = "Wilson score, over the items with a result"
+NEWCOMBE_METHOD = "Newcombe hybrid score"
+VIOLATION_BOUND_METHOD = "exact one-sided upper bound (Clopper-Pearson)"
 
 __all__ = [
     "ITEM_CHANGE_COLUMNS",
@@ -229,6 +233,12 @@ class VersionRate:
     ci : tuple of float
         Wilson interval of ``passed / observed`` (on the items with a result:
         a missing item is no evidence either way); NaN when nothing observed.
+        With repeated trials an :class:`~buddy_eval.stats.Interval` of the
+        mean item rate.
+    observed_mean : Fraction or None
+        With repeated trials: the mean item rate over the items with a trial.
+    ci_method : str
+        The name of the method of :attr:`ci` (a plain string).
     """
 
     version: str
@@ -238,6 +248,7 @@ class VersionRate:
     observed: int
     ci: tuple[float, float]
     observed_mean: Fraction | None = None
+    ci_method: str = WILSON_METHOD
 
     @property
     def missing(self) -> int:
@@ -297,6 +308,14 @@ class MetricComparison:
     noninferior : bool or None
         The bound is above ``-margin``; None without a margin or when the
         metric is not measured.
+    bound_method : str or None
+        The name of the interval method whose lower end is the
+        non-inferiority bound; None without a margin.
+
+    The method of every interval and bound is a plain string attribute:
+    :attr:`diff_method` (the difference interval), :attr:`noninferiority_method`
+    (the non-inferiority bound), :attr:`test_method` (the p-value),
+    ``baseline.ci_method`` and ``candidate.ci_method`` (each version's interval).
     """
 
     metric: str
@@ -317,6 +336,7 @@ class MetricComparison:
     noninferiority_bound: float | None = None
     noninferior: bool | None = None
     trials: TrialComparison | None = None
+    bound_method: str | None = None
 
     @property
     def measured(self) -> bool:
@@ -340,10 +360,12 @@ class MetricComparison:
 
     @property
     def diff_method(self) -> str:
-        return "Newcombe hybrid score" if self.trials is None else self.trials.interval_method
+        """The name of the method of the difference interval (a plain string)."""
+        return NEWCOMBE_METHOD if self.trials is None else self.trials.interval_method
 
     @property
     def test_method(self) -> str:
+        """The name of the paired test (a plain string)."""
         if self.trials is not None:
             method = self.trials.test_method or "not computed"
             return f"sign-flip test on per-item rate differences; {method}"
@@ -351,13 +373,14 @@ class MetricComparison:
 
     @property
     def observed_method(self) -> str:
-        if self.trials is not None:
-            return f"{RATE_INTERVAL_METHOD}, over the items with a trial"
-        return "Wilson score, over the items with a result"
+        """The candidate's interval method (see ``baseline.ci_method`` for the baseline's)."""
+        return self.candidate.ci_method
 
     @property
     def noninferiority_method(self) -> str:
-        return f"one-sided lower bound: {self.diff_method} at two-sided level 2 * confidence - 1"
+        """The name of the method of the non-inferiority bound (a plain string)."""
+        method = self.bound_method or self.diff_method
+        return f"one-sided lower bound: {method} at two-sided level 2 * confidence - 1"
 
     def count(self, change: str) -> int:
         """Items with this change label."""
@@ -386,6 +409,8 @@ class Sensitivity:
     reading : tuple of str or None
     table : PairedTable or None
         The 2x2 table with the missing items added (one trial per item).
+    diff_ci_method : str
+        The name of the method of :attr:`diff_ci` (a plain string).
     """
 
     n: int
@@ -394,6 +419,7 @@ class Sensitivity:
     p_value: float | None
     reading: tuple[str, str] | None
     table: PairedTable | None = None
+    diff_ci_method: str = NEWCOMBE_METHOD
 
 
 def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
@@ -403,25 +429,52 @@ def _sensitivity(table: PairedTable, settings: Settings) -> Sensitivity:
     return Sensitivity(table.n, table.diff, ci, p, reading(ci, p, settings.alpha), table)
 
 
+def trial_reading(diff_ci, p_value: float, alpha: float, diff) -> tuple[str, str]:
+    """The reading with repeated trials: the exact sign-flip test decides whether there is a change.
+
+    When the test rejects, the reading names the change in the direction of
+    the mean difference, whatever the interval says (the test is exact; the
+    interval is approximate and, below the effective-size rule's items, the
+    conservative variance bound); it says when the interval still includes
+    0. When the test does not reject it never names a change: "borderline"
+    when the interval excludes 0, else "no clear change". The words say
+    "exact test" only for an exact p-value (the caller appends the note of
+    the normal approximation).
+    """
+    code, words = reading(diff_ci, p_value, alpha)
+    if p_value < alpha and code == "borderline":
+        gain = diff is not None and diff > 0
+        code = "gain" if gain else "drop"
+        words = (
+            f"{code}: the exact test rejects; the interval, more conservative than the "
+            "test, still includes 0"
+        )
+    return code, words
+
+
 def _reading(diff_ci, p_value, alpha: float, trial: TrialComparison | None):
     """The one reading; with trials it says when the p-value is a normal approximation."""
     if diff_ci is None or p_value is None:
         return None
-    code, words = reading(diff_ci, p_value, alpha)
-    if trial is not None and (trial.test_method or "").startswith("normal approximation"):
+    if trial is None:
+        return reading(diff_ci, p_value, alpha)
+    code, words = trial_reading(diff_ci, p_value, alpha, trial.mean_diff)
+    if (trial.test_method or "").startswith("normal approximation"):
         words += " (p from the normal approximation to the sign-flip test)"
     return code, words
 
 
-def _trial_sensitivity(base: list, cand: list, settings: Settings) -> Sensitivity:
+def _trial_sensitivity(base: list, cand: list, counts: dict, settings: Settings) -> Sensitivity:
     diffs = [c - b for b, c in zip(base, cand, strict=True)]
     n = len(diffs)
     diff = sum(diffs, Fraction(0)) / n if n else None
-    if not is_ready(n, settings.min_paired):
-        return Sensitivity(n, diff, None, None, None)
-    ci = paired_rates_interval(base, cand, settings.confidence)
+    ci = paired_interval_from_sums(paired_sums(counts), settings.confidence) if n else None
+    method = ci.method if ci is not None else NEWCOMBE_METHOD
+    if ci is None or not is_ready(n, settings.min_paired):
+        return Sensitivity(n, diff, None, None, None, diff_ci_method=method)
     p = paired_item_differences_test(diffs, settings.alpha).p_value
-    return Sensitivity(n, diff, ci, p, reading(ci, p, settings.alpha))
+    read = trial_reading(ci, p, settings.alpha, diff)
+    return Sensitivity(n, diff, ci, p, read, diff_ci_method=method)
 
 
 @dataclass(frozen=True)
@@ -438,12 +491,15 @@ class ViolationBound:
         neither a violation nor evidence against one).
     upper_bound : float
         Clopper-Pearson one-sided bound; NaN when ``n`` is 0.
+    method : str
+        The name of the bound's method (a plain string).
     """
 
     version: str
     violations: int
     n: int
     upper_bound: float
+    method: str = VIOLATION_BOUND_METHOD
 
 
 @dataclass(frozen=True)
@@ -481,10 +537,11 @@ def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> Vers
     if not trials:
         ci = wilson_interval(all_pass, observed, settings.confidence)
         return VersionRate(version, gate, all_pass, len(n), observed, ci)
-    rates = [Fraction(a, b) for a, b in zip(k[tried].tolist(), n[tried].tolist(), strict=True)]
-    mean = sum(rates, Fraction(0)) / len(rates) if rates else None
-    ci = rate_interval(rates, settings.confidence)
-    return VersionRate(version, gate, all_pass, len(n), observed, ci, mean)
+    sums = _rate_sums(count_rows(n[tried], k[tried]))
+    mean = sums.mean if observed else None
+    interval = rate_interval_from_sums(sums, settings.confidence)
+    method = f"{interval.method}, over the items with a trial"
+    return VersionRate(version, gate, all_pass, len(n), observed, interval, mean, method)
 
 
 def _compare_metric(
@@ -504,12 +561,14 @@ def _compare_metric(
     table = PairedTable(*(len(ids[k]) for k in ("both pass", "fixed", "regressed", "both fail")))
     missing, measured = len(ids["missing"]), len(c.rows) > 0
     trial = required_n = discordance = observed = bound = sensitivity = None
+    bound_method: str | None = None
     if c.trials is None:
         ready = is_ready(table.n, settings.min_paired)
         diff_ci = table.diff_interval(settings.confidence) if ready else None
         p_value = table.mcnemar() if ready else None
         if settings.margin is not None:
             bound = noninferiority_bound(table, settings.confidence)
+            bound_method = NEWCOMBE_METHOD
         if missing and measured:
             as_regressed = replace(table, regressed=table.regressed + missing)
             as_unchanged = replace(table, both_fail=table.both_fail + missing)
@@ -535,16 +594,23 @@ def _compare_metric(
         base_rates, cand_rates = trial.paired_rates
         if missing and measured:
             # A missing item as regressed: passed every trial before, fails now;
-            # as unchanged: fails in both (the single-trial rule).
+            # as unchanged: fails in both (the single-trial rule), one trial each.
             one, zero = [Fraction(1)] * missing, [Fraction(0)] * missing
-            sensitivity = {
-                "regressed": _trial_sensitivity(base_rates + one, cand_rates + zero, settings),
-                "unchanged": _trial_sensitivity(base_rates + zero, cand_rates + zero, settings),
-            }
-        if settings.margin is not None:
+            cases = (("regressed", one, (1, 1, 1, 0)), ("unchanged", zero, (1, 0, 1, 0)))
+            sensitivity = {}
+            for case, before, row in cases:
+                counts = dict(trial.pair_counts)
+                counts[row] = counts.get(row, 0) + missing
+                sensitivity[case] = _trial_sensitivity(
+                    base_rates + before, cand_rates + zero, counts, settings
+                )
+        if settings.margin is not None and trial.pair_counts:
             # The one-sided bound at the same two-sided level the single-trial gate uses.
             two_sided = 1 - 2 * (1 - float(settings.confidence))
-            bound = paired_rates_interval(base_rates, cand_rates, two_sided)[0]
+            lower = paired_interval_from_sums(trial.pair_sums, two_sided)
+            bound, bound_method = lower[0], lower.method
+        elif settings.margin is not None:
+            bound = math.nan
     noninferior = None
     if settings.margin is not None and measured:
         noninferior = bool(bound is not None and not math.isnan(bound) and bound > -settings.margin)
@@ -570,6 +636,7 @@ def _compare_metric(
         noninferiority_bound=bound,
         noninferior=noninferior,
         trials=trial,
+        bound_method=bound_method,
     )
 
 

@@ -4,8 +4,9 @@ With ``--trials`` each golden item is run several times per version. An
 item's *rate* on a metric is the share of its trials that pass; the gate's
 rate is the mean of those over the items (:mod:`buddy_eval._scoring`). Here the
 two versions are compared item by item on those rates, with the **items** as
-the units: trials of one item are not independent observations, so every
-interval and test is over per-item differences (:mod:`buddy_eval.stats`).
+the units: trials of one item are not independent observations, so the test
+is over per-item differences and the intervals over item rates, at the
+effective size the spread of the item rates shows (:mod:`buddy_eval.stats`).
 
 The change label of an item with trials comes from its two rates:
 
@@ -22,7 +23,7 @@ one-trial labels. An item is *flaky* in a version when its trials disagree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -30,14 +31,20 @@ import numpy as np
 
 from ._vocabulary import TRIAL_CHANGES
 from .stats import (
-    PAIRED_RATES_INTERVAL_METHOD,
+    Interval,
+    IntervalOutlook,
     is_ready,
     item_variance_components,
     mean_pass_at_k,
     mean_pass_hat_k,
     more_trials_or_items,
     paired_item_differences_test,
-    paired_rates_interval,
+)
+from .stats._effective import (
+    PairedSums,
+    outlook_from_counts,
+    paired_interval_from_sums,
+    paired_sums,
 )
 
 if TYPE_CHECKING:
@@ -48,6 +55,7 @@ __all__ = [
     "TrialComparison",
     "TrialVersion",
     "compare_trials",
+    "count_rows",
     "flaky",
     "item_rate_changes",
 ]
@@ -118,7 +126,8 @@ class TrialVersion:
     within, between : float or None
         The variance components behind it.
     trials_per_item : float or None
-        Harmonic mean of the items' trial counts (what the "next" line uses).
+        Harmonic mean of the items' trial counts (the ``n`` of the two-stage
+        model behind :attr:`TrialComparison.plan`).
     """
 
     version: str
@@ -143,9 +152,12 @@ class TrialComparison:
         Items with trials in both versions (what readiness counts).
     mean_diff : Fraction or None
         Mean over those items of candidate rate minus baseline rate, exact.
-    diff_ci : tuple of float or None
-        Newcombe hybrid score interval on the mean item rates (see
-        :func:`buddy_eval.stats.paired_rates_interval`); None when not ready.
+    diff_ci : Interval or None
+        Newcombe hybrid score interval on the item rates' fractional 2x2
+        table at the Korn-Graubard effective size (see
+        :func:`buddy_eval.stats.paired_trials_interval`; its ``method`` says
+        whether the effective size or the variance bound over the items was
+        used); None when not ready.
     p_value : float or None
         Two-sided sign-flip test on the per-item differences; None when not ready.
     test_method : str or None
@@ -154,11 +166,21 @@ class TrialComparison:
     flaky_ids : tuple of str
         Items whose trials disagree in at least one of the two versions.
     plan : TrialPlan or None
-        Whether more items or more trials would narrow the candidate's
-        interval more (standard errors of its mean rate under the two-stage
-        model, trials per item as their harmonic mean).
+        Standard errors of the candidate's mean rate under the two-stage
+        model with twice the items or twice the trials (trials per item as
+        their harmonic mean); None when there is no within-item variance.
     item_rates : tuple of (str, Fraction or None, Fraction or None)
         Every item's rate in the baseline and the candidate (None: no trial).
+    interval : Interval or None
+        The difference interval, also when not ready (what :attr:`diff_ci`
+        holds when ready); None when no item has trials in both versions.
+    outlook : IntervalOutlook or None
+        The candidate's interval now, with twice the items and with twice
+        the trials (what the ``next`` line prints); None when the candidate
+        has no trial.
+    pair_counts : dict
+        Distinct ``(n_b, k_b, n_c, k_c)`` rows of the paired items with their
+        multiplicities (what the intervals are computed from).
     """
 
     n_items: int
@@ -171,13 +193,47 @@ class TrialComparison:
     flaky_ids: tuple[str, ...]
     plan: TrialPlan | None
     item_rates: tuple = ()
+    interval: Interval | None = None
+    outlook: IntervalOutlook | None = None
+    pair_counts: dict = field(default_factory=dict, repr=False)
 
-    interval_method = PAIRED_RATES_INTERVAL_METHOD
+    @property
+    def interval_method(self) -> str:
+        """The name of the method of :attr:`interval` (a plain string)."""
+        return _paired_method(self.interval)
+
+    @property
+    def pair_sums(self) -> PairedSums:
+        """Sufficient statistics of the paired items' rates, exact."""
+        return paired_sums(self.pair_counts)
 
     @property
     def paired_rates(self) -> tuple[list[Fraction], list[Fraction]]:
         """Baseline and candidate rate of every item with trials in both versions, exact."""
         return _paired(self.item_rates)
+
+
+def _paired_method(interval: Interval | None) -> str:
+    from .stats import BOUND_DIFF_METHOD
+
+    return BOUND_DIFF_METHOD if interval is None else interval.method
+
+
+def count_rows(*columns: np.ndarray) -> dict[tuple[int, ...], int]:
+    """Distinct rows of integer columns with their multiplicities (one pass, no per-item object)."""
+    if not len(columns) or not len(columns[0]):
+        return {}
+    stacked = np.stack([np.asarray(c, dtype=np.int64) for c in columns], axis=1)
+    top = int(stacked.max()) + 1
+    if top ** len(columns) < 2**62:
+        key = np.zeros(len(stacked), dtype=np.int64)
+        for j in range(len(columns)):
+            key = key * top + stacked[:, j]
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+        rows = stacked[first]
+    else:
+        rows, counts = np.unique(stacked, axis=0, return_counts=True)
+    return {tuple(r): c for r, c in zip(rows.tolist(), counts.tolist(), strict=True)}
 
 
 def _version(version, n, k, kk) -> TrialVersion:
@@ -244,18 +300,25 @@ def compare_trials(
     base = _version(baseline, base_n, base_k, kk)
     cand = _version(candidate, cand_n, cand_k, kk)
     plan = None
-    # No variance at all (every trial of every item agrees): nothing to narrow, no plan.
     if cand.within and cand.between is not None and cand.trials_per_item:
         plan = more_trials_or_items(cand.within, cand.between, cand.items, cand.trials_per_item)
+    pair_counts = count_rows(base_n[both], base_k[both], cand_n[both], cand_k[both])
+    interval = paired_interval_from_sums(paired_sums(pair_counts), confidence) if diffs else None
+    tried = cand_n > 0
+    cand_counts = count_rows(cand_n[tried], cand_k[tried])
+    outlook = outlook_from_counts(cand_counts, confidence) if cand_counts else None
     return TrialComparison(
         item_rates=rates,
         n_items=len(diffs),
         mean_diff=sum(diffs, Fraction(0)) / len(diffs) if diffs else None,
-        diff_ci=paired_rates_interval(base_rates, cand_rates, confidence) if ready else None,
+        diff_ci=interval if ready else None,
         p_value=test.p_value if test else None,
         test_method=test.method if test else None,
         baseline=base,
         candidate=cand,
         flaky_ids=tuple(i for i, f in zip(item_ids, flaky_items, strict=True) if f),
         plan=plan,
+        interval=interval,
+        outlook=outlook,
+        pair_counts=pair_counts,
     )

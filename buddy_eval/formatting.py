@@ -219,7 +219,7 @@ format_threshold = format_margin
 
 
 def format_trial_plan(plan, version: str) -> str:
-    """The "next" line of repeated trials: doubling the items or the trials.
+    """The two-stage model's plan of repeated trials: doubling the items or the trials.
 
     The standard errors are those of ``version``'s mean item rate under the
     two-stage model (:func:`buddy_eval.stats.more_trials_or_items`), three

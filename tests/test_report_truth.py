@@ -496,7 +496,7 @@ def test_the_flaky_chart_legend_covers_no_point(trials, metric):
 
 
 @pytest.mark.parametrize("path, trials_, method", [
-    (TRIALS, True, "Newcombe hybrid score on the mean item rates"),
+    (TRIALS, True, "Newcombe hybrid score on the item rates' fractional 2x2 table"),
     (RELEASE, False, "Newcombe hybrid score"),
 ])  # fmt: skip
 def test_the_interval_chart_names_the_results_method(path, trials_, method):

@@ -427,7 +427,8 @@ def test_sample_release_comparison():
 
 
 @pytest.mark.parametrize(
-    "module", ["checks", "power", "proportions", "ranks", "interpretation", "repeated"]
+    "module",
+    ["checks", "power", "proportions", "ranks", "interpretation", "repeated", "effective"],
 )
 def test_docstring_examples(module):
     import doctest

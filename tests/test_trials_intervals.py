@@ -41,10 +41,10 @@ def _wilson(p: Fraction, n: int, z: float) -> tuple[float, float]:
 
 
 def _newcombe(base: list[Fraction], cand: list[Fraction], z: float) -> tuple[float, float]:
-    """Newcombe's method 10 on item rates, with phi from the rates' cross products."""
+    """Newcombe's method 10 on the fractional 2x2 table of the item rates (a = sum of minima)."""
     n = len(base)
     sx, sy = sum(base), sum(cand)
-    sxy = sum(x * y for x, y in zip(base, cand, strict=True))
+    sxy = sum(min(x, y) for x, y in zip(base, cand, strict=True))
     p1, p2 = sy / n, sx / n
     l1, u1 = _wilson(p1, n, z)
     l2, u2 = _wilson(p2, n, z)
@@ -260,14 +260,21 @@ def test_a_tiny_tasks_delta_never_prints_as_zero():
     assert format_diff(Fraction(1, 3000), 3) == "+0.0003"
 
 
-def test_one_trial_per_item_reads_in_the_singular_and_zero_variance_has_no_plan():
+def test_one_trial_per_item_reads_in_the_singular_and_zero_variance_still_has_a_next_line():
     text = _input([(True, True)] * 3)
     mixed = text + "OLD q0 L1 N key\nNEW q0 L1 N no\n"  # q0 has 2 trials, the others 1
     lines = details(be.evaluate(mixed, trials=True)).splitlines()
     assert any(line.endswith("(at least one of 1 trial passes)") for line in lines)
     assert any(line.endswith("(the one trial passes)") for line in lines)
-    # Every trial of every item agrees: no variance to split, so no "next" line.
+    # Every trial of every item agrees: no variance to split (no two-stage plan), but the
+    # interval has a width, and the "next" line says that only more items narrow it.
     doubled = text + "".join(f"OLD q{i} L1 N key\nNEW q{i} L1 N key\n" for i in range(3))
     ev = be.evaluate(doubled, trials=True)
     assert ev.paired["correctness"].trials.plan is None
-    assert not any(line.lstrip().startswith("next") for line in details(ev).splitlines())
+    lines = [x for x in details(ev).splitlines() if x.lstrip().startswith("next")]
+    assert len(lines) == 2  # correctness and citation
+    assert lines[0] == (
+        "  next         NEW's interval, 0.561 wide, would be about 0.390 with twice the items; "
+        "twice the trials would not change it (fewer than 50 items: the interval is the "
+        "variance bound over the items, which only more items narrow)"
+    )

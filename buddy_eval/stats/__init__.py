@@ -26,20 +26,37 @@ a p-value, an interval or the readiness rule means the same thing in both:
 
 - for repeated trials, items as the units: pass@k and pass^k, a sign-flip
   test on per-item differences, Wilson and Newcombe intervals on mean item
-  rates (:func:`rate_interval`, :func:`paired_rates_interval`, exactly the
-  single-trial ones with one trial per item), within-item variance and
-  whether more items or more trials help more.
+  rates at the Korn-Graubard effective size (:func:`trials_rate_interval`,
+  :func:`paired_trials_interval`; the variance bound over the items,
+  :func:`rate_interval` and :func:`paired_rates_interval`, below
+  :data:`EFFECTIVE_MIN_ITEMS` items; exactly the single-trial ones with one
+  trial per item), within-item variance and what twice the items or twice
+  the trials would do to an interval (:func:`interval_outlook`).
 
 One module per family: :mod:`._proportions` (the 2x2 table, McNemar, Wilson,
 Newcombe, bounds, readiness), :mod:`._ranks` (signed-rank, sign test, Holm),
 :mod:`._power` (exact power and sample size), :mod:`._interpretation`
-(non-inferiority, the reading rule), :mod:`._repeated` (repeated trials).
+(non-inferiority, the reading rule), :mod:`._repeated` and
+:mod:`._effective` (repeated trials).
 Everything returns unrounded numbers (ints, Fractions, floats); only the
 views round, through :mod:`buddy_eval.formatting`. scipy is imported inside
 the functions that need it, so importing this package costs nothing.
 """
 
 from .._vocabulary import MIN_PAIRED
+from ._effective import (
+    BOUND_DIFF_METHOD,
+    BOUND_RATE_METHOD,
+    EFFECTIVE_DIFF_METHOD,
+    EFFECTIVE_MIN_COUNT,
+    EFFECTIVE_MIN_ITEMS,
+    EFFECTIVE_RATE_METHOD,
+    Interval,
+    IntervalOutlook,
+    interval_outlook,
+    paired_trials_interval,
+    trials_rate_interval,
+)
 from ._interpretation import READING_CODES, noninferior, noninferiority_bound, reading
 from ._power import DEFAULT_DISCORDANCE, mcnemar_exact_power, required_paired_n_exact
 from ._proportions import (
@@ -75,6 +92,17 @@ from ._repeated import (
 )
 
 __all__ = [
+    "BOUND_DIFF_METHOD",
+    "BOUND_RATE_METHOD",
+    "EFFECTIVE_DIFF_METHOD",
+    "EFFECTIVE_MIN_COUNT",
+    "EFFECTIVE_MIN_ITEMS",
+    "EFFECTIVE_RATE_METHOD",
+    "Interval",
+    "IntervalOutlook",
+    "interval_outlook",
+    "paired_trials_interval",
+    "trials_rate_interval",
     "DEFAULT_DISCORDANCE",
     "ITEM_FLIP_EXACT_MAX_CELLS",
     "ITEM_FLIP_MEET_MAX",

@@ -4,7 +4,9 @@ With repeated trials each golden item i is run n_i times per version and
 passes k_i of them; the gate's rate is the mean over items of k_i / n_i.
 Trials of one item are not independent (the same prompt, the same
 difficulty), so everything here treats the ITEMS as the units (clusters):
-per-item rates, per-item differences, item-level variance components.
+per-item rates, per-item differences, item-level variance components. The
+intervals that also use how precisely the trials measure each item (the
+effective size) are in :mod:`._effective`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, cast
 
 from .._errors import InputError
 from ._checks import _check_count, _check_open_unit, _z
+from ._effective import BOUND_DIFF_METHOD, BOUND_RATE_METHOD
 from ._proportions import newcombe_score, wilson_score
 
 
@@ -396,8 +399,9 @@ def paired_item_differences_test(diffs, alpha: float = 0.05) -> ItemDifferencesR
         p_value = float(Fraction(_flip_tail_meet(sizes, observed), 2**m))
         method = _FLIP_EXACT
     else:
-        # Ratios of huge integers: z from the exact sums, then one float.
-        z = observed / math.sqrt(sum(size * size for size in sizes))
+        # Ratios of huge integers: z**2 exactly as a Fraction, then one float (never a
+        # float of a huge int: with many distinct trial counts the sizes outgrow floats).
+        z = math.sqrt(Fraction(observed * observed, sum(size * size for size in sizes)))
         p_value = min(1.0, math.erfc(z / math.sqrt(2)))
         method = _FLIP_NORMAL
     return ItemDifferencesResult(statistic, p_value, m, len(values), method, alpha)
@@ -426,11 +430,9 @@ def _check_rates(rates, name: str) -> list[Fraction]:
     return exact
 
 
-#: How the repeated-trials intervals are computed, as the views print it.
-RATE_INTERVAL_METHOD = "Wilson score on the mean item rate, items as the units"
-PAIRED_RATES_INTERVAL_METHOD = (
-    "Newcombe hybrid score on the mean item rates, items as the units"
-)
+#: How :func:`rate_interval` and :func:`paired_rates_interval` compute, in words.
+RATE_INTERVAL_METHOD = BOUND_RATE_METHOD
+PAIRED_RATES_INTERVAL_METHOD = BOUND_DIFF_METHOD
 
 
 def rate_interval(rates, confidence: float = 0.95) -> tuple[float, float]:
@@ -443,14 +445,17 @@ def rate_interval(rates, confidence: float = 0.95) -> tuple[float, float]:
 
         p = mean(r_i);  (centre -/+ half) as in wilson_interval(p * m, m)
 
-    Why the items and not the trials: trials of one item are not
-    independent, so ``m`` items never carry more information than ``m``
-    independent outcomes. The interval's variance ``p (1 - p) / m`` is an
-    upper bound of the variance of the mean of rates in [0, 1] (their
-    spread ``var(r_i)`` is at most ``p (1 - p)``), so the interval is honest
-    whatever the trials show: it never has zero width for ``m >= 1``, even
-    when every item passes every trial, and with one trial per item (rates
-    0 or 1) it *is* :func:`~buddy_eval.stats.wilson_interval` over the items.
+    This is the **variance bound**: ``p (1 - p) / m`` is an upper bound of
+    the variance of the mean of ``m`` rates in [0, 1] (their spread
+    ``var(r_i)`` is at most ``p (1 - p)``), so the interval is valid
+    whatever the trials show, but it cannot use them: items measured over
+    many trials carry more information than ``m`` single outcomes, and this
+    interval ignores it. It never has zero width for ``m >= 1``, even when
+    every item passes every trial, and with one trial per item (rates 0 or
+    1) it *is* :func:`~buddy_eval.stats.wilson_interval` over the items.
+    :func:`~buddy_eval.stats.trials_rate_interval` uses the trials (it needs
+    their counts); it is this interval below
+    :data:`~buddy_eval.stats.EFFECTIVE_MIN_ITEMS` items.
 
     Parameters
     ----------
@@ -484,24 +489,30 @@ def paired_rates_interval(
 ) -> tuple[float, float]:
     """Interval for the mean per-item rate difference (candidate minus baseline).
 
-    **Newcombe's hybrid score interval on the mean item rates, items as the
-    units**: each version's mean rate gets :func:`rate_interval` (Wilson
-    over the ``m`` items) and the two are combined as in
-    :func:`~buddy_eval.stats.paired_diff_interval` (Newcombe 1998, method
-    10), with the correlation estimated from the item rates ``x_i``
+    **Newcombe's hybrid score interval on the fractional 2x2 table of the
+    item rates, over the items** (the variance bound): each version's mean
+    rate gets :func:`rate_interval` (Wilson over the ``m`` items) and the
+    two are combined as in :func:`~buddy_eval.stats.paired_diff_interval`
+    (Newcombe 1998, method 10) on the table of the item rates ``x_i``
     (baseline) and ``y_i`` (candidate)::
 
-        A = m * sum(x_i y_i) - sum(x_i) * sum(y_i)
+        a = sum(min(x_i, y_i))   b = sum(max(y_i - x_i, 0))
+        c = sum(max(x_i - y_i, 0))   d = m - a - b - c
+        A = a d - b c  ( = m * a - sum(x) * sum(y) )
         phi = (A - m/2) / sqrt(sum(y)(m - sum(y)) sum(x)(m - sum(x)))   if A > m/2
               0                                                        if 0 <= A <= m/2
               A / sqrt(...)                                            if A < 0
 
-    With one trial per item these are exactly the 2x2 table's ``ad - bc``
-    and margins, so the interval *is* the single-trial Newcombe interval.
-    ``A`` and the sums are exact. The interval never has zero width for
-    ``m >= 1`` (the Wilson ends always differ and ``phi < 1``), so items
-    that all agree (every trial passing in both versions) give an honest
-    interval around 0, not ``[0, 0]``.
+    With one trial per item this is the 2x2 table itself, so the interval
+    *is* the single-trial Newcombe interval. Rates that agree item by item
+    give ``b = c = 0`` and phi close to 1, as identical outcomes do with one
+    trial; the table's variance of the difference bounds the variance of the
+    mean item difference (``(y_i - x_i)**2 <= |y_i - x_i|``). ``A`` and the
+    sums are exact. The interval never has zero width for ``m >= 1`` (the
+    Wilson ends always differ and ``phi < 1``), so items that all agree
+    (every trial passing in both versions) give an honest interval around
+    0, not ``[0, 0]``. :func:`~buddy_eval.stats.paired_trials_interval`
+    also uses the trial counts.
 
     Parameters
     ----------
@@ -533,10 +544,8 @@ def paired_rates_interval(
         )
     if not x:
         return (math.nan, math.nan)
-    products = sum((a * b for a, b in zip(x, y, strict=True)), Fraction(0))
-    return newcombe_score(
-        sum(y, Fraction(0)), sum(x, Fraction(0)), products, len(x), _z(confidence)
-    )
+    both = sum((min(a, b) for a, b in zip(x, y, strict=True)), Fraction(0))
+    return newcombe_score(sum(y, Fraction(0)), sum(x, Fraction(0)), both, len(x), _z(confidence))
 
 
 @dataclass(frozen=True)
@@ -727,7 +736,13 @@ def _check_variance(name: str, value) -> float:
 
 
 def more_trials_or_items(within_var, between_var, n_items, n_trials) -> TrialPlan:
-    """Whether doubling the items or doubling the trials narrows the interval more.
+    """Whether doubling the items or doubling the trials lowers the standard error more.
+
+    This is the two-stage model's standard error of the mean rate, not the
+    printed interval: below :data:`~buddy_eval.stats.EFFECTIVE_MIN_ITEMS`
+    items that interval is the variance bound, which more trials do not
+    change; :func:`~buddy_eval.stats.interval_outlook` projects the printed
+    interval itself (the ``next`` line).
 
     Under the two-stage model of :func:`item_variance_components` the
     variance of the mean rate over ``m`` items with ``n`` trials each is::
