@@ -380,3 +380,26 @@ def test_a_line_break_in_a_label_is_shown_escaped_never_breaking_a_table(ledger)
     assert "v2\\x0aDROP" in shown and "\nDROP" not in shown
     history = run_cli("history", "--ledger", ledger).stdout.decode()
     assert "v2\\x0aDROP" in history and "\nDROP" not in history
+
+
+def test_a_stored_bound_carries_the_name_of_its_method(ledger):
+    settings = be.Settings(margin=0.05, rule="noninferiority")
+    from tests.ledger_helpers import big_input
+
+    ev = be.evaluate(big_input(60), "OLD", "NEW", settings)
+    be.record(ev, ledger, date="2026-03-01", by="ci")
+    stored = rows(ledger, "SELECT metric, bound, bound_method FROM checks "
+                          "WHERE kind = 'noninferiority' ORDER BY position")  # fmt: skip
+    expected = {m.metric: m for m in ev.paired.metrics}
+    assert [metric for metric, _, _ in stored] == ["correctness", "citation", "refusal"]
+    assert stored[0][2] == (
+        "one-sided lower bound: Newcombe hybrid score at two-sided level 2 * confidence - 1"
+    )
+    for metric, bound, method in stored:
+        m = expected[metric]
+        if m.noninferiority_bound is None:
+            assert (bound, method) == (None, None)
+        else:
+            assert bound == m.noninferiority_bound and method == m.noninferiority_method
+    assert rows(ledger, "SELECT count(*) FROM checks WHERE bound_method IS NULL "
+                        "AND kind != 'noninferiority'") == [(4,)]  # fmt: skip

@@ -790,7 +790,7 @@ def _bound_methods(evaluation) -> dict[str, str]:
         return {}
     out = {}
     for m in evaluation.paired.metrics:
-        method = getattr(m, "bound_method", None) or m.diff_method
+        method = m.noninferiority_method
         if method:
             out[m.metric] = str(method)
     return out
