@@ -750,8 +750,8 @@ def prepare(
             exact_text(c.reference),
             int(c.blocks),
             int(c.measured),
-            None if c.bound is None else float(c.bound),
-            None if c.bound is None else methods.get(c.metric),
+            None if _no_bound(c.bound) else float(c.bound),
+            None if _no_bound(c.bound) else methods.get(c.metric),
         )
         for position, c in enumerate(evaluation.decision.checks)
     ]
@@ -782,6 +782,10 @@ def prepare(
         provenance=provenance,
         live_release=live_release,
     )
+
+
+def _no_bound(bound) -> bool:
+    return bound is None or bound != bound  # None, or NaN: not measured
 
 
 def _bound_methods(evaluation) -> dict[str, str]:
