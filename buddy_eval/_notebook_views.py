@@ -341,8 +341,10 @@ def metrics_table(evaluation) -> pd.DataFrame:
     table = pd.DataFrame(rows, index=index, columns=METRICS_TABLE_COLUMNS, dtype=object)
     table = table.astype({**dtypes, "status": "str"})
     exact = {m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics}
+    thresholds = {m: evaluation.thresholds[m] for m in RATE_METRICS}
     table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate,
-                   "trials": evaluation.has_trials, "exact": exact}  # fmt: skip
+                   "trials": evaluation.has_trials, "exact": exact,
+                   "exact_thresholds": thresholds}  # fmt: skip
     return table
 
 
@@ -390,8 +392,12 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
                 texts.append(f"{format_rate(rate)} ({made_of})")
             else:
                 texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
-        threshold = row["threshold"]  # a decimal: its shortest repr is the exact decimal read
-        threshold = "0" if pd.isna(threshold) else format_fraction(Fraction(repr(float(threshold))))
+        exact_threshold = table.attrs.get("exact_thresholds", {}).get(metric)
+        if exact_threshold is not None:  # the exact fraction read, rounded once, as every view
+            threshold = format_fraction(exact_threshold)
+        else:  # a table built by hand: its float's shortest repr is the decimal it was read from
+            threshold = row["threshold"]
+            threshold = "0" if pd.isna(threshold) else format_fraction(Fraction(repr(float(threshold))))
         cells[metric] = [*texts, threshold, str(row["status"])]
     columns = [f"{table.attrs.get(side, side)} ({side})" for side in ("baseline", "candidate")]
     out = pd.DataFrame.from_dict(cells, orient="index", columns=[*columns, "threshold", "status"])

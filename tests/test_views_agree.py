@@ -177,3 +177,19 @@ def test_task_comparison_text_json_and_pairs_agree(case):
     )
     assert out["ready_for_decision"] == (len(scored) >= 20)
     assert ("ready for decision: yes" in text) == out["ready_for_decision"]
+
+
+def test_a_threshold_prints_the_same_in_the_markdown_summary_and_the_notebook_table(tmp_path):
+    """0.0049999999999999999999 is exactly below 0.005: every view rounds the exact value."""
+    import buddy_eval as be
+    from tests.conftest import run_cli
+
+    path = tmp_path / "in.txt"
+    path.write_text(
+        "THRESHOLDS 0.0049999999999999999999 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\n"
+        "OLD q1 L1 N a\nNEW q1 L1 N a\n"
+    )
+    table = be.format_metrics_table(be.evaluate(path))
+    markdown = run_cli(path, "--format", "markdown").stdout.decode()
+    assert table.loc["correctness", "threshold"] == "0.00"
+    assert "| correctness | 1.00 | 1.00 | 0.00 | ok |" in markdown
