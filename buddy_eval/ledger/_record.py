@@ -498,10 +498,8 @@ class Plan:
         if moved:  # the golden set was first recorded with its items in another order
             outcomes = sorted((positions[o[0]], *o[1:]) for o in outcomes)
             lines = sorted((positions[x[0]], *x[1:]) for x in lines)
-        packed_outcomes = json.dumps([list(o) for o in outcomes], separators=(",", ":"))
-        packed_lines = json.dumps(
-            [list(x) for x in lines], ensure_ascii=False, separators=(",", ":")
-        )
+        packed_outcomes = json.dumps(outcomes, separators=(",", ":"))
+        packed_lines = json.dumps(lines, ensure_ascii=False, separators=(",", ":"))
         row = (
             version_id,
             golden_set_id,
@@ -516,7 +514,7 @@ class Plan:
             "INSERT INTO result_sets (version_id, golden_set_id, items, result_lines, "
             "answers_kept, outcomes, lines, input_results_sha256, sha256) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*row, _store.row_sha256(*row)),
+            (*row, _store.result_set_sha256(*row)),
         )
 
 

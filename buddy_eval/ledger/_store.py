@@ -53,6 +53,19 @@ def row_sha256(*values) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def result_set_sha256(
+    version_id, golden_set_id, n_items, n_lines, kept, outcomes: str, lines: str, digest: str
+) -> str:
+    """The hash of a result row: its small fields and the SHA-256 of each packed text."""
+
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    return row_sha256(
+        version_id, golden_set_id, n_items, n_lines, kept, sha(outcomes), sha(lines), digest
+    )
+
+
 def item_fingerprint(item_id: str, item_type: str, source: str | None, keywords: list) -> str:
     """The golden item's fingerprint: SHA-256 of ``[id, type, source, keywords]`` as JSON."""
     text = json.dumps(
@@ -163,7 +176,7 @@ class ResultSet:
 def _decode_result_set(row, label: str, name: str) -> ResultSet:
     (rid, version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest,
      stored) = row  # fmt: skip
-    expected = row_sha256(
+    expected = result_set_sha256(
         version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest
     )
     if expected != stored:
