@@ -395,9 +395,10 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
         exact_threshold = table.attrs.get("exact_thresholds", {}).get(metric)
         if exact_threshold is not None:  # the exact fraction read, rounded once, as every view
             threshold = format_fraction(exact_threshold)
+        elif pd.isna(row["threshold"]):
+            threshold = "0"
         else:  # a table built by hand: its float's shortest repr is the decimal it was read from
-            threshold = row["threshold"]
-            threshold = "0" if pd.isna(threshold) else format_fraction(Fraction(repr(float(threshold))))
+            threshold = format_fraction(Fraction(repr(float(row["threshold"]))))
         cells[metric] = [*texts, threshold, str(row["status"])]
     columns = [f"{table.attrs.get(side, side)} ({side})" for side in ("baseline", "candidate")]
     out = pd.DataFrame.from_dict(cells, orient="index", columns=[*columns, "threshold", "status"])

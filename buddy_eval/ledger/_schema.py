@@ -268,8 +268,7 @@ def _check_size(name: str, connection: sqlite3.Connection) -> None:
     if size < page_size * pages:
         raise _refuse(
             name,
-            f"is a truncated or damaged ledger ({size} bytes, its header says "
-            f"{page_size * pages})",
+            f"is a truncated or damaged ledger ({size} bytes, its header says {page_size * pages})",
         )
 
 
@@ -430,8 +429,7 @@ def _truncation(name: str) -> InputError | None:
     if head[24:28] == head[92:96] and size < page_size * pages:
         return _refuse(
             name,
-            f"is a truncated or damaged ledger ({size} bytes, its header says "
-            f"{page_size * pages})",
+            f"is a truncated or damaged ledger ({size} bytes, its header says {page_size * pages})",
         )
     return None
 
