@@ -41,6 +41,7 @@ __all__ = [
     "UsageError",
     "add_label_arguments",
     "check_output_path",
+    "could_not_finish_reported",
     "error",
     "one_line",
     "quiet_stderr",
@@ -198,10 +199,21 @@ def _write_stderr(text: str) -> None:
             _write_fd(fd, text.encode("utf-8", "backslashreplace"))
 
 
+#: Whether this process has written its "could not finish" line (there is one at most).
+_REPORTED: list[bool] = []
+
+
 def error(message: str, status: int = EXIT_INPUT_ERROR, *, prog: str = PROG) -> int:
     """Print ``buddy-eval: error: MESSAGE`` (one line) on stderr; return ``status``."""
+    if status == EXIT_COULD_NOT_FINISH:
+        _REPORTED.append(True)
     _write_stderr(f"{prog}: error: {one_line(message)}\n")
     return status
+
+
+def could_not_finish_reported() -> bool:
+    """Whether :func:`error` wrote a "could not finish" line in this process."""
+    return bool(_REPORTED)
 
 
 @contextlib.contextmanager
