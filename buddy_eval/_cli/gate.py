@@ -23,6 +23,7 @@ from .output import (
     add_label_arguments,
     check_ci_outputs,
     error,
+    terminal_lines,
     warn,
     write_ci_files,
     write_stdout,
@@ -253,7 +254,9 @@ def run(argv: list[str], lean: bool = False) -> int:
         elif args.details:
             from .._details_text import details
 
-            text += "\n\n" + details(evaluation)
+            text = terminal_lines(text + "\n\n" + details(evaluation))
+        else:
+            text = terminal_lines(text)
         recorder.prepare(evaluation)
     except InputError as exc:
         return error(str(exc))

@@ -24,6 +24,7 @@ from .output import (
     add_label_arguments,
     check_output_path,
     quiet_stderr,
+    terminal_lines,
     warn,
     write_atomic,
     write_stdout,
@@ -161,7 +162,7 @@ def run(argv: list[str]) -> int:
         }
         write_stdout(json.dumps(summary, ensure_ascii=False) + "\n")
     else:
-        write_stdout(f"{output}: {evaluation.decision.verdict}\n")
+        write_stdout(terminal_lines(f"{output}: {evaluation.decision.verdict}") + "\n")
     return EXIT_RELEASE
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._errors import CouldNotFinishError, InputError
+from .._escaping import terminal_text
 from .._vocabulary import (
     EXIT_BLOCK,
     EXIT_COULD_NOT_FINISH,
@@ -48,6 +49,7 @@ __all__ = [
     "silence_stderr",
     "silence_stdout",
     "stopped_by_signals",
+    "terminal_lines",
     "warn",
     "write_atomic",
     "write_stdout",
@@ -115,8 +117,14 @@ def write_ci_files(args, markdown: Callable[[], str], junit: Callable[[], str]) 
 
 
 def one_line(text) -> str:
-    """Collapse whitespace, so a message is one line whatever it quotes."""
-    return " ".join(str(text).split())
+    """Collapse whitespace, so a message is one line whatever it quotes; show every other
+    invisible character (a bidi override in a file name) as an escape."""
+    return terminal_text(" ".join(str(text).split()))
+
+
+def terminal_lines(text: str) -> str:
+    """A text view for the terminal: each line through :func:`terminal_text`."""
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
 
 
 def _stream_fd(stream) -> int | None:

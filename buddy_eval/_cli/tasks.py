@@ -18,6 +18,7 @@ from .output import (
     add_ci_file_arguments,
     check_ci_outputs,
     error,
+    terminal_lines,
     warn,
     write_ci_files,
     write_stdout,
@@ -111,7 +112,7 @@ def run(argv: list[str]) -> int:
             summary = comparison_markdown(comparison)
             text = summary.rstrip("\n")
         else:
-            text = comparison.report()
+            text = terminal_lines(comparison.report())
     except InputError as exc:
         return error(str(exc))
     if not as_json:

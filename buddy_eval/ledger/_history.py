@@ -539,8 +539,10 @@ def history_text(found: History) -> str:
 
 
 def _md(text: str) -> str:
-    """Text that renders literally in Markdown (the gate's escaping), whitespace collapsed."""
-    return markdown_escape(" ".join(text.split()), limit=_MD_LIMIT)
+    """Text that renders literally in Markdown: :func:`buddy_eval.formatting.markdown_text`
+    through ``markdown_escape`` (every invisible character, a vertical tab or U+2028 too,
+    shown as an escape)."""
+    return markdown_escape(text, limit=_MD_LIMIT)
 
 
 #: Characters of one Markdown cell or line at most (labels and id lists are capped already).
