@@ -21,7 +21,7 @@ from .output import (
     ArgumentParser,
     add_ci_file_arguments,
     add_label_arguments,
-    check_ci_outputs,
+    check_outputs,
     error,
     terminal_lines,
     warn,
@@ -222,13 +222,11 @@ def run(argv: list[str], lean: bool = False) -> int:
     summary: str | None = None
     try:
         recorder = Recorder(args)  # --ledger: the path is checked before any work
-        check_ci_outputs(
-            args.markdown,
-            args.junit,
-            [
-                ("the input file", None if args.input == "-" else args.input),
-                ("the ledger", args.ledger),
-            ],
+        # Every file the run writes: none of them twice, none a file it reads.
+        check_outputs(
+            [("--markdown", args.markdown), ("--junit", args.junit)],
+            [("the input file", None if args.input == "-" else args.input)],
+            [("--ledger", args.ledger)],
         )
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):

@@ -22,7 +22,7 @@ from .output import (
     PROG,
     ArgumentParser,
     add_label_arguments,
-    check_output_path,
+    check_outputs,
     quiet_stderr,
     terminal_lines,
     warn,
@@ -117,8 +117,8 @@ def run(argv: list[str]) -> int:
     output = Path(args.output)
     if args.input == "-":
         raise InputError("the notebook report reads a file; standard input (-) is not supported")
-    check_output_path(
-        output,
+    check_outputs(
+        [("-o", args.output)],
         [
             ("the input file", args.input),
             ("the --notebook file", args.notebook),
