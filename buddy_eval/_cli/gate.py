@@ -205,6 +205,20 @@ def _without_pandas(hide: bool):
         sys.meta_path.remove(finder)
 
 
+def _live_needs_a_ledger(data):
+    """``--baseline live`` without ``--ledger``: ``live`` is an ordinary label of the input,
+    and when the input has none, the user meant the ledger's live version."""
+    if "live" in data.versions:
+        return data
+    from .._errors import quoted_list
+
+    raise InputError(
+        "--baseline live reads the live version (the one released last) from a release "
+        "ledger: give --ledger PATH too (the input has no result lines labelled 'live'; "
+        f"versions found: {quoted_list(data.versions)})"
+    )
+
+
 def run(argv: list[str], lean: bool = False) -> int:
     """Run the gate with ``argv``; return 0 (RELEASE), 1 (BLOCK) or 2 (input error).
 
@@ -215,6 +229,7 @@ def run(argv: list[str], lean: bool = False) -> int:
     """
     args = parser().parse_args(argv)
     from .._evaluation import evaluate
+    from .._loading import load
     from .._paired_settings import Settings
 
     if args.input == "-" and sys.stdin is None:
@@ -239,6 +254,8 @@ def run(argv: list[str], lean: bool = False) -> int:
         )
         with _without_pandas(lean and plain):
             source, baseline = recorder.gate_input(args)  # --baseline live: from the ledger
+            if args.baseline == "live" and args.ledger is None:
+                source = _live_needs_a_ledger(load(source, trials=args.trials))
             evaluation = evaluate(source, baseline, args.candidate, settings, trials=args.trials)
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.

@@ -129,4 +129,5 @@ def read_json(path: str | os.PathLike) -> tuple[object, str]:
         names the file and, when known, the line.
     """
     name = os.fspath(path)
-    return parse_json(decode(read_input_bytes(name), name), name), name
+    data = read_input_bytes(name)
+    return parse_json(decode(data, name, "a JSON file of golden tasks or run records"), name), name
