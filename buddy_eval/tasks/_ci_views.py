@@ -18,6 +18,7 @@ document escapes every attribute and text, :func:`buddy_eval._junit_report.junit
 
 from __future__ import annotations
 
+from fractions import Fraction
 from xml.etree import ElementTree
 
 from .._junit_report import _case, junit_document, junit_suite
@@ -28,6 +29,11 @@ from ._report import _run_figures, _unpaired_ids
 __all__ = ["comparison_junit", "comparison_markdown"]
 
 _WHERE_LISTED = "full list: `--format json`"
+
+
+def _score(passed: int, measured: int) -> str:
+    """A task's score from its exact counts: ``0.67 (2 of 3 checks)``."""
+    return f"{format_rate(Fraction(int(passed), int(measured)))} ({passed} of {measured} checks)"
 
 
 def _p(value) -> str:
@@ -125,7 +131,9 @@ def comparison_junit(comparison) -> str:
             ElementTree.SubElement(case, "skipped", message="no score in one of the runs")
         elif row.change == "loss":
             failure = ElementTree.SubElement(case, "failure", message=lower, type="loss")
-            failure.text = f"score {row.score_a} -> {row.score_b}"
+            failure.text = f"score {_score(row.passed_a, row.measured_a)} -> " + _score(
+                row.passed_b, row.measured_b
+            )
         paired.append(case)
     root = ElementTree.Element("testsuites", name=f"buddy-eval tasks {label_b}")
     junit_suite(root, f"checks {label_b}", checks)
