@@ -199,4 +199,9 @@ def console_main() -> None:
     contract is one line.
     """
     _hold_stop_signals()
-    _exit(main(lean=True))
+    try:
+        status = main(lean=True)
+    except BaseException as exc:  # noqa: BLE001 - main() catches everything it expects
+        status = error(f"could not finish: internal error: {type(exc).__name__}",
+                       EXIT_COULD_NOT_FINISH)  # fmt: skip
+    _exit(status)
