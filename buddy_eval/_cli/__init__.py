@@ -128,6 +128,9 @@ def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
 
 #: Where the last line goes once standard error is pointed at /dev/null (see console_main).
 _saved_stderr: list[int] = []
+#: Set by the first stop. A second call (another signal, or the same one both found pending
+#: and delivered to another thread) comes in on top of the first and returns to it: one line.
+_stopping: list[bool] = []
 
 
 def _stop_now(signum, frame) -> None:
@@ -136,6 +139,9 @@ def _stop_now(signum, frame) -> None:
     Nothing is left to clean up there, so the process ends at once: status 3
     and the one line, unless a "could not finish" line was written already.
     """
+    if _stopping:
+        return
+    _stopping.append(True)
     if not could_not_finish_reported():
         line = f"{PROG}: error: could not finish: {Interrupted(signum)}\n"
         with contextlib.suppress(OSError, ValueError):
@@ -184,6 +190,7 @@ def _exit(status: int) -> None:
         pending = sorted(signal.sigpending() & set(STOP_SIGNALS))
         if pending:
             _stop_now(pending[0], None)
+            os._exit(EXIT_COULD_NOT_FINISH)
     os._exit(status)
 
 
