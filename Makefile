@@ -2,7 +2,7 @@
 #   make run   - set up .venv and run the gate on the bundled sample data
 #   make test  - set up .venv with the dev extras and run every test, notebooks included
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLE := data/sample_release.txt
 

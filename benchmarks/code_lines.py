@@ -43,6 +43,7 @@ LAYERS = {
     "paired.py": "paired",
     "trials.py": "paired",
     "stats/": "statistics",
+    "escaping.py": "views",
     "formatting.py": "views",
     "coverage.py": "views",
     "details.py": "views",  # details_text.py

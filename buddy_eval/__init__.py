@@ -11,19 +11,60 @@ decide whether the candidate may be released::
     BLOCK: refusal below threshold; integrity violations; regression in refusal
 """
 
+from __future__ import annotations
+
 from importlib import import_module
+from typing import TYPE_CHECKING
 
-from ._decision import Decision
-from ._errors import BuddyEvalError, CouldNotFinishError, InputError
-from ._evaluation import Evaluation, evaluate, report
-from ._loading import EvalInput, from_frames, load
-from ._paired_settings import Settings
-from ._thresholds import Thresholds
-from .formatting import Report
+if TYPE_CHECKING:  # for type checkers and editors; at run time every name loads on first use
+    from ._decision import Decision
+    from ._drilldown import trial_answers
+    from ._errors import BuddyEvalError, CouldNotFinishError, InputError
+    from ._evaluation import Evaluation, evaluate, report
+    from ._loading import EvalInput, from_frames, load
+    from ._notebook_views import (
+        collapsible,
+        flipped_items,
+        format_comparison,
+        format_metrics_table,
+        format_source_table,
+        format_trial_summary,
+        metrics_table,
+        source_table,
+        trial_summary,
+    )
+    from ._paired import item_changes
+    from ._paired_settings import Settings
+    from ._plotting import (
+        plot_changes,
+        plot_diff_intervals,
+        plot_item_grid,
+        plot_metrics,
+        plot_trial_rates,
+    )
+    from ._thresholds import Thresholds
+    from .formatting import Report
+    # (the ledger's record, release, history and plots are left out: the ledger reads
+    # __version__ from this package, and data flows one way)
 
-# Loaded on first use (PEP 562), so `import buddy_eval` and the command-line
-# gate never import matplotlib: name -> submodule that defines it.
+# Every public name is loaded on first use (PEP 562): `import buddy_eval` costs
+# next to nothing, the command line installs its signal handlers before pandas
+# or pyarrow load, and the plain gate never imports matplotlib.
+# name -> the submodule that defines it.
 _LAZY = {
+    "BuddyEvalError": "_errors",
+    "CouldNotFinishError": "_errors",
+    "InputError": "_errors",
+    "Decision": "_decision",
+    "Evaluation": "_evaluation",
+    "evaluate": "_evaluation",
+    "report": "_evaluation",
+    "EvalInput": "_loading",
+    "from_frames": "_loading",
+    "load": "_loading",
+    "Settings": "_paired_settings",
+    "Thresholds": "_thresholds",
+    "Report": "formatting",
     "item_changes": "_paired",
     "plot_metrics": "_plotting",
     "plot_item_grid": "_plotting",

@@ -15,31 +15,26 @@ The mapping (see the CI page of the docs):
 
 Everything is read from the evaluation (the structured decision, the paired
 comparison and :func:`buddy_eval._drilldown.trial_answers`); numbers are
-rounded by :mod:`buddy_eval.formatting`. Ids are written through an XML
-serializer (escaped), with characters XML 1.0 forbids shown as ``\\x..``.
+rounded by :mod:`buddy_eval.formatting`. Every attribute and text of the
+document goes through :func:`buddy_eval.formatting.xml_text` once, when it is
+serialized (:func:`junit_document`), so an id or a label holding a character
+XML 1.0 forbids (``U+FFFE``, a control character) is shown as an escape and
+the report stays well-formed.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from ._thresholds import decimal_text
-from .formatting import format_diff, format_rate
+from .formatting import format_diff, format_rate, xml_text
 
 if TYPE_CHECKING:
     from ._decision import Check
     from ._evaluation import Evaluation
 
-__all__ = ["junit_document", "junit_report", "junit_suite", "xml_text"]
-
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_text(text: object) -> str:
-    """``text`` with every character XML 1.0 cannot hold shown as a ``\\x..`` escape."""
-    return _NOT_XML.sub(lambda m: repr(m.group())[1:-1].replace("\\\\", "\\"), str(text))
+__all__ = ["junit_document", "junit_report", "junit_suite"]
 
 
 def _value(value) -> str:
@@ -71,7 +66,7 @@ def junit_suite(parent: ElementTree.Element, name: str, cases: list[ElementTree.
 
 
 def _case(classname: str, name: str) -> ElementTree.Element:
-    return ElementTree.Element("testcase", classname=classname, name=xml_text(name), time="0")
+    return ElementTree.Element("testcase", classname=classname, name=name, time="0")
 
 
 def _gate_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
@@ -83,7 +78,7 @@ def _gate_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
             ElementTree.SubElement(case, "skipped", message=why)
         elif check.blocks:
             failure = ElementTree.SubElement(case, "failure", message=check.reason, type=check.kind)
-            failure.text = xml_text(_compared(check, evaluation.baseline, evaluation.candidate))
+            failure.text = _compared(check, evaluation.baseline, evaluation.candidate)
         cases.append(case)
     return cases
 
@@ -106,12 +101,12 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
         problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
         problems += ["answered a REFUSE item"] if item in violated else []
         if item in missing:
-            ElementTree.SubElement(case, "skipped", message=xml_text(f"no result for {candidate}"))
+            ElementTree.SubElement(case, "skipped", message=f"no result for {candidate}")
         elif problems:
             failure = ElementTree.SubElement(
                 case, "failure", message="; ".join(problems), type="item"
             )
-            failure.text = xml_text(f"{candidate}: " + "; ".join(why.get(item, [])))
+            failure.text = f"{candidate}: " + "; ".join(why.get(item, []))
         cases.append(case)
     return cases
 
@@ -132,16 +127,25 @@ def junit_report(evaluation: Evaluation) -> str:
         carry ``tests``, ``failures``, ``errors`` (always 0) and ``skipped``
         counts. See the module docstring for the mapping.
     """
-    root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval {evaluation.candidate}"))
+    root = ElementTree.Element("testsuites", name=f"buddy-eval {evaluation.candidate}")
     junit_suite(root, "gate", _gate_cases(evaluation))
     junit_suite(root, "golden items", _item_cases(evaluation))
     return junit_document(root)
 
 
 def junit_document(root: ElementTree.Element) -> str:
-    """The ``testsuites`` root, its totals summed over its suites, as an XML document."""
+    """The ``testsuites`` root, its totals summed over its suites, as an XML document.
+
+    Every attribute value and every text is passed through
+    :func:`~buddy_eval.formatting.xml_text` here, whoever built the tree.
+    """
     for total in ("tests", "failures", "errors", "skipped"):
         root.set(total, str(sum(int(s.get(total, "0")) for s in root)))
+    for element in root.iter():
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
+        if element.text is not None:
+            element.text = xml_text(element.text)
     ElementTree.indent(root)
     body = ElementTree.tostring(root, encoding="unicode")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

@@ -504,7 +504,7 @@ def seen_before(keys: np.ndarray, valid: np.ndarray, span: int) -> np.ndarray:
     if span <= 4 * len(rows) + 1024:
         # Counting is linear; only keys seen twice need sorting.
         counts = np.bincount(keys if every else keys[rows], minlength=span)
-        if counts.max(initial=0) <= 1:
+        if not (counts > 1).any():
             return out
         rows = rows[counts[keys[rows]] > 1]
     if len(rows):
@@ -541,7 +541,7 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
     counts = np.bincount(slot, minlength=span + 1)
     # Keys in a few ascending runs (trial after trial) sort in linear time.
     runs = np.count_nonzero(slot[1:] < slot[:-1])
-    if counts.max() > _OCCURRENCE_PASSES or runs <= n // 1024:
+    if (counts > _OCCURRENCE_PASSES).any() or runs <= n // 1024:
         order = np.argsort(slot, kind="stable")
         first = np.zeros(span + 1, kind)
         np.cumsum(counts[:-1], out=first[1:])

@@ -357,16 +357,21 @@ def load(source: InputSource, trials: bool = False) -> EvalInput:
     )
 
 
-def _require_columns(frame, columns: Sequence[str], what: str) -> None:
+def _require_columns(
+    frame, columns: Sequence[str], what: str, optional: Sequence[str] = ()
+) -> None:
+    """The DataFrame holds each of ``columns`` once, and each of ``optional`` at most once."""
     import pandas as pd  # only DataFrame input needs it; the text path never imports pandas
 
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"expected a pandas DataFrame, got {type(frame).__name__}", source=what)
-    twice = [c for c in columns if list(frame.columns).count(c) > 1]
+    names = list(frame.columns)
+    twice = [c for c in (*columns, *optional) if names.count(c) > 1]
     if twice:
+        also = f" and the optional {', '.join(optional)}" if optional else ""
         raise InputError(
             f"has the column {twice[0]!r} more than once; each of the columns "
-            f"{', '.join(columns)} must appear once (rename or drop the copy)",
+            f"{', '.join(columns)}{also} must appear once (rename or drop the copy)",
             source=what,
         )
     missing = [c for c in columns if c not in frame.columns]
@@ -605,7 +610,10 @@ def from_frames(
         golden, ("item_id", "item_type", "required_source", "keywords"), "golden DataFrame"
     )
     _require_columns(
-        results, ("version", "item_id", "cited", "refused", "answer"), "results DataFrame"
+        results,
+        ("version", "item_id", "cited", "refused", "answer"),
+        "results DataFrame",
+        optional=("trial",) if trials else (),
     )
     g, r = "golden DataFrame", "results DataFrame"
     golden_columns, result_columns, codes = check_input(

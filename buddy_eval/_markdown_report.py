@@ -25,6 +25,7 @@ from .formatting import (
     format_p_value,
     format_rate,
     format_setting_percent,
+    markdown_text,
 )
 
 if TYPE_CHECKING:
@@ -32,41 +33,17 @@ if TYPE_CHECKING:
 
 __all__ = ["markdown_escape", "markdown_ids", "markdown_report", "markdown_row"]
 
-#: Invisible and direction-changing characters (soft hyphen, zero-width, bidi
-#: embeddings and isolates, BOM): an id holding one could hide or reverse text.
-_INVISIBLE = (
-    *(0xAD, 0x61C, 0x180E, 0xFEFF),
-    *range(0x200B, 0x2010),
-    *range(0x202A, 0x202F),
-    *range(0x2060, 0x2065),
-    *range(0x2066, 0x2070),
-    *range(0xFFF9, 0xFFFC),
-)
-#: Each ASCII punctuation character backslash-escaped; line breaks, other
-#: control characters and the invisible ones as ``\\n``- or ``\\u202e``-style text.
-_ESCAPES = {ord(char): "\\" + char for char in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"} | {
-    code: "\\\\" + repr(chr(code))[2:-1]
-    for code in (*range(32), 127, 0x85, 0x2028, 0x2029, *_INVISIBLE)
-}
 _WHERE_LISTED = "full list: `--details` or `--format json`"
 
 
 def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` as Markdown that renders literally, on one line, at most ``limit`` characters.
-
-    Every ASCII punctuation character is backslash-escaped (CommonMark
-    allows it for each), so no emphasis, code, link, HTML or table cell
-    boundary can start; line breaks, other control characters and invisible
-    or direction-changing ones (``U+202E``, zero-width spaces) are shown as
-    ``\\n``- or ``\\u202e``-style escapes. Longer text is cut and the rest counted.
+    """:func:`~buddy_eval.formatting.markdown_text`, cut after ``limit`` characters (an id
+    or a label in a summary).
 
     >>> markdown_escape("a|b <script>")
     'a\\\\|b \\\\<script\\\\>'
     """
-    value = str(text)
-    rest = len(value) - limit
-    escaped = value[:limit].translate(_ESCAPES)
-    return escaped + f"… ({rest} more characters)" if rest > 0 else escaped
+    return markdown_text(text, limit)
 
 
 def markdown_ids(ids, where: str = _WHERE_LISTED) -> str:

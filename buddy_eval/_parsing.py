@@ -23,8 +23,10 @@ from ._errors import InputError, quoted
 from ._thresholds import THRESHOLD_NAMES, Thresholds, threshold_value
 
 __all__ = [
+    "LEDGER_APPLICATION_ID",
     "RawSections",
     "decode",
+    "refuse_a_database",
     "read_input_bytes",
     "split_sections",
     "split_bytes",
@@ -127,8 +129,43 @@ def read_input_bytes(path: str | os.PathLike | None = None, what: str = "input f
             raise InputError(f"cannot read {what}: {exc.strerror}", source=source) from None
 
 
-def decode(data: bytes, source: str) -> str:
-    """Decode UTF-8 bytes strictly, dropping one leading byte-order mark."""
+#: The first bytes of every SQLite database, and where its header keeps the
+#: ``PRAGMA application_id`` that marks a buddy_eval ledger ("BELG").
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_APPLICATION_ID_AT = slice(68, 72)
+LEDGER_APPLICATION_ID = 0x42454C47
+
+
+def refuse_a_database(data: bytes, source: str, expected: str = "the text input") -> None:
+    """An SQLite file (a release ledger, as a rule) given where text is read: say what to run.
+
+    Raises
+    ------
+    InputError
+        ``data`` starts with the SQLite header.
+    """
+    if not data.startswith(_SQLITE_HEADER):
+        return
+    import shlex
+
+    path = "PATH" if source in ("", "-") or source.startswith("<") else shlex.quote(source)
+    if int.from_bytes(data[_APPLICATION_ID_AT], "big") == LEDGER_APPLICATION_ID:
+        raise InputError(
+            f"is a buddy_eval release ledger (an SQLite file), not {expected}: see what it "
+            f"holds with `buddy-eval history --ledger {path}`, or give the text input and "
+            f"`--ledger {path}` to the gate to record an evaluation in it",
+            source=source,
+        )
+    raise InputError(f"is an SQLite database, not {expected}", source=source)
+
+
+def decode(data: bytes, source: str, expected: str = "the text input") -> str:
+    """Decode UTF-8 bytes strictly, dropping one leading byte-order mark.
+
+    ``expected`` names what the bytes should have been, for the message given
+    when they are an SQLite database.
+    """
+    refuse_a_database(data, source, expected)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -217,6 +254,7 @@ def split_bytes(data: bytes, source: str, *, bom: bool = True) -> RawSections:
     rule (:mod:`buddy_eval._input_rules`): :func:`buddy_eval.load` looks there
     before reporting.
     """
+    refuse_a_database(data, source)
     if bom and not kernels.is_utf8(data):
         decode(data, source)
         raise AssertionError("decode raises for every invalid input")  # pragma: no cover

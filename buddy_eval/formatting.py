@@ -10,6 +10,10 @@ the task comparison):
 - a figure that is not zero never prints as zero: it gets more digits, or
   ``< 0.0001``-style text;
 - a p-value below the significance level never prints as the level or more.
+
+And every piece of user text (a label, an id, a source) is shown through one
+escaping function per kind of output: :func:`terminal_text`,
+:func:`markdown_text` and :func:`xml_text` (from :mod:`buddy_eval._escaping`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from fractions import Fraction
 from html import escape
 
 from ._decision import Decision
+from ._escaping import markdown_text, terminal_text, xml_text
 from ._thresholds import decimal_text
 from ._vocabulary import RATE_METRICS
 
@@ -42,6 +47,9 @@ __all__ = [
     "format_setting_percent",
     "format_trial_plan",
     "format_version_line",
+    "markdown_text",
+    "terminal_text",
+    "xml_text",
 ]
 
 #: Item ids listed before "and N more" in text views.

@@ -110,3 +110,70 @@ def test_the_evaluation_repr_shows_the_verdict():
     ev = evaluate(HEADER + "q1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N b\n")
     verdict = "BLOCK: correctness below threshold; regression in correctness"
     assert repr(ev).splitlines()[-1] == verdict
+
+
+def _ledger(folder):
+    """A real release ledger, recorded through the command line."""
+    source = folder / "input.txt"
+    source.write_text(HEADER + "q1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n")
+    assert run_cli(source, "--ledger", "release.ledger").returncode == 0
+    return folder / "release.ledger"
+
+
+def test_a_ledger_given_as_the_input_says_what_to_run_instead(tmp_path):
+    ledger = _ledger(tmp_path)
+    done = run_cli(ledger)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "buddy-eval: error: release.ledger: is a buddy_eval release ledger (an SQLite file), "
+        "not the text input: see what it holds with `buddy-eval history --ledger "
+        "release.ledger`, or give the text input and `--ledger release.ledger` to the gate to "
+        "record an evaluation in it\n"
+    )
+    piped = run_anywhere("-", stdin=ledger.read_bytes())
+    assert piped.returncode == 2
+    assert "`buddy-eval history --ledger PATH`" in piped.stderr.decode()
+    assert piped.stderr.decode().count("\n") == 1
+
+
+def test_a_ledger_given_as_golden_tasks_gets_the_same_hint(tmp_path):
+    _ledger(tmp_path)
+    done = run_anywhere("tasks", "--golden", "release.ledger", "--run-a", "release.ledger",
+                        "--run-b", "release.ledger", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(
+        "buddy-eval: error: release.ledger: is a buddy_eval release ledger (an SQLite file), "
+        "not a JSON file of golden tasks or run records: see what it holds with"
+    )
+
+
+def test_another_sqlite_database_is_named_as_one(tmp_path):
+    import sqlite3
+
+    connection = sqlite3.connect(tmp_path / "other.db")
+    connection.execute("CREATE TABLE t (x)")
+    connection.commit()
+    connection.close()
+    done = run_cli(tmp_path / "other.db")
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "buddy-eval: error: other.db: is an SQLite database, not the text input\n"
+    )
+
+
+def test_the_ledger_marker_is_the_one_the_ledger_writes():
+    from buddy_eval._parsing import LEDGER_APPLICATION_ID
+    from buddy_eval.ledger._schema import APPLICATION_ID
+
+    assert LEDGER_APPLICATION_ID == APPLICATION_ID
+
+
+def test_baseline_live_without_a_ledger_asks_for_one(write):
+    done = run_cli(write(HEADER + "q1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"),
+                   "--baseline", "live")  # fmt: skip
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "buddy-eval: error: --baseline live reads the live version (the one released last) "
+        "from a release ledger: give --ledger PATH too (the input has no result lines labelled "
+        "'live'; versions found: 'OLD', 'NEW')\n"
+    )

@@ -523,6 +523,20 @@ def test_from_frames_refuses_what_would_silently_surprise(golden, results, messa
     pd.testing.assert_frame_equal(results, results_copy)
 
 
+def test_a_trial_column_given_twice_is_refused_with_trials_and_ignored_without():
+    trials = pd.concat([RESULTS.assign(trial=[1, 1, 1, 1]), RESULTS[["version"]]
+                        .rename(columns={"version": "trial"}).assign(trial=1)], axis=1)  # fmt: skip
+    assert list(trials.columns).count("trial") == 2
+    with pytest.raises(InputError) as raised:
+        be.from_frames(GOLDEN, trials, (0.5, 0.5, 0.5), trials=True)
+    assert str(raised.value) == (
+        "results DataFrame: has the column 'trial' more than once; each of the columns "
+        "version, item_id, cited, refused, answer and the optional trial must appear once "
+        "(rename or drop the copy)"
+    )
+    assert be.from_frames(GOLDEN, trials, (0.5, 0.5, 0.5)).versions == ["OLD", "NEW"]
+
+
 def test_integer_ids_on_both_sides_still_match():
     data = be.from_frames(
         GOLDEN.assign(item_id=[1, 2]), RESULTS.assign(item_id=[1, 2, 1, 2]), (0.5, 0.5, 0.5)

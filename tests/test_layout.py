@@ -99,7 +99,9 @@ def test_subcommands_never_import_the_shell():
     for module in ("buddy_eval._cli.gate", "buddy_eval._cli.tasks", "buddy_eval._cli.notebook",
                    "buddy_eval._cli.ledger"):  # fmt: skip
         assert "buddy_eval._cli" not in graph[module], module
-    assert graph["buddy_eval._cli.output"] <= {"buddy_eval._errors", "buddy_eval._vocabulary"}
+    assert graph["buddy_eval._cli.output"] <= {
+        "buddy_eval._errors", "buddy_eval._escaping", "buddy_eval._vocabulary"
+    }
 
 
 @pytest.mark.parametrize("command", [[], ["tasks"], ["notebook"], ["ledger"], ["history"]])

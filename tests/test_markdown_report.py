@@ -138,10 +138,10 @@ def test_hostile_ids_and_labels_render_literally(hostile):
 
 
 def test_escaping_keeps_one_line_and_bounds_the_length():
-    assert markdown_escape("a\nb\r\u2028c") == "a\\\\nb\\\\r\\\\u2028c"
+    assert markdown_escape("a\nb\r\u2028c") == "a\\\\x0ab\\\\x0d\\\\u2028c"
     assert markdown_escape("y" * 100) == "y" * 60 + "… (40 more characters)"
     rendered = _MD.render(markdown_escape("a\nb"))
-    assert rendered == "<p>a\\nb</p>\n"
+    assert rendered == "<p>a\\x0ab</p>\n"
 
 
 def test_the_summary_is_bounded_whatever_the_input():

@@ -92,3 +92,17 @@ def test_a_run_with_no_scored_task_reads_n_a_in_every_view(tmp_path):
     cells = [t.content for t in table if t.type == "inline"]
     assert "n/a" in cells
     assert "n/a" in text.stdout.decode()
+
+
+def test_a_lost_task_shows_its_scores_rounded_from_the_exact_counts(tmp_path):
+    from buddy_eval.tasks import build_golden, build_run
+    from tests.test_tasks_support import paired_runs
+
+    golden, run_a, run_b = paired_runs([(2, 1)], checks_per_task=3)
+    comparison = compare_runs(build_golden(golden), build_run(run_a), build_run(run_b), "A", "B")
+    path = tmp_path / "r.xml"
+    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    _, paired = list(JUnitXml.fromfile(str(path)))
+    (case,) = list(paired)
+    (failure,) = [r for r in case.result if isinstance(r, Failure)]
+    assert failure.text == "score 0.67 (2 of 3 checks) -> 0.33 (1 of 3 checks)"

@@ -94,7 +94,8 @@ def test_main_returns_the_status_in_process(files, capsys, monkeypatch):
     ("name", "content", "message"),
     [
         ("g.json", '[{"id": "g1",}]',
-         "g.json:1: invalid JSON: Expecting property name enclosed in double quotes (column 14)"),
+         "g.json:1: invalid JSON: a comma before the closing '}' (JSON allows no trailing "
+         "comma) (column 13)"),
         ("g.json", b'["\xff"]', "g.json:1: not UTF-8 text: byte 0xff cannot be decoded as UTF-8"),
         ("g.json", [task("g1", check("max_tokens", True))],
          "g.json: task 'g1', check 1 (max_tokens): field 'value' must be a non-negative "

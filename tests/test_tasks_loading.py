@@ -348,3 +348,36 @@ def test_python_floats_are_read_at_their_shortest_decimal_form():
 def test_a_source_that_is_not_a_path_or_list():
     with pytest.raises(InputError, match="expected a path to a JSON file or a list of objects"):
         load_golden({"id": "t"})
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "closer", "column"),
+    [
+        ('[{"id": "g1",}]', 1, "}", 13),
+        ('[\n  "a",\n  "b" ,\n]\n', 3, "]", 7),
+        ('{"a": [1, 2,\n\t]}', 1, "]", 12),
+    ],
+)
+def test_a_trailing_comma_is_named_in_the_projects_words(tmp_path, text, line, closer, column):
+    """The same message on every Python version (3.11 and 3.13 word and place it apart)."""
+    path = tmp_path / "golden.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_golden(path)
+    assert str(info.value) == (
+        f"{path}:{line}: invalid JSON: a comma before the closing '{closer}' (JSON allows no "
+        f"trailing comma) (column {column})"
+    )
+
+
+@pytest.mark.parametrize("text", ['{"a":,}', "[,]", '[1 2]'])
+def test_other_json_errors_name_the_line_and_a_column(tmp_path, text):
+    import re
+
+    path = tmp_path / "golden.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_golden(path)
+    assert re.fullmatch(rf"{re.escape(str(path))}:1: invalid JSON: [^()]+ \(column \d+\)",
+                        str(info.value))  # fmt: skip
+    assert "trailing" not in str(info.value)

@@ -16,16 +16,21 @@ Subcommands live in :mod:`.gate`, :mod:`.tasks` and :mod:`.notebook` and share
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 
 from .._errors import QUOTE_LIMIT, InputError
 from .output import (
     EXIT_COULD_NOT_FINISH,
     EXIT_INPUT_ERROR,
+    PROG,
+    STOP_SIGNALS,
     CouldNotFinishError,
     Interrupted,
     UsageError,
+    could_not_finish_reported,
     error,
     silence_stderr,
     silence_stdout,
@@ -121,18 +126,89 @@ def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
         )
 
 
-def console_main() -> None:
-    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit.
+#: Where the last line goes once standard error is pointed at /dev/null (see console_main).
+_saved_stderr: list[int] = []
+#: Set by the first stop. A second call (another signal, or the same one both found pending
+#: and delivered to another thread) comes in on top of the first and returns to it: one line.
+_stopping: list[bool] = []
 
-    Once the status is known and every message written, standard error is
-    pointed at /dev/null: what libraries print while the interpreter shuts
-    down (a notebook kernel's clean-up, a stopped event loop) is not ours to
-    show, and the contract is one line.
+
+def _stop_now(signum, frame) -> None:
+    """A stop signal outside :func:`main` (before it, after it, on the way out).
+
+    Nothing is left to clean up there, so the process ends at once: status 3
+    and the one line, unless a "could not finish" line was written already.
     """
-    status = main(lean=True)
+    if _stopping:
+        return
+    _stopping.append(True)
+    if not could_not_finish_reported():
+        line = f"{PROG}: error: could not finish: {Interrupted(signum)}\n"
+        with contextlib.suppress(OSError, ValueError):
+            os.write(_saved_stderr[-1] if _saved_stderr else 2, line.encode("utf-8"))
+    os._exit(EXIT_COULD_NOT_FINISH)
+
+
+def _hold_stop_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP end the process with status 3 from here until it exits."""
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, _stop_now)
+
+
+def _exit(status: int) -> None:
+    """End the process with ``status``, the stop signals handled until the very end.
+
+    The interpreter's own shutdown puts the default handlers back before it
+    tears the modules down (pandas, pyarrow: tens of milliseconds), when a
+    SIGTERM would kill the process with no message. So the process runs what
+    shutdown runs that may still matter (non-daemon threads are joined, the
+    ``atexit`` functions: temporary folders, kernels), blocks the signals,
+    reports one that arrived, and leaves with :func:`os._exit`.
+    """
     try:
         sys.stdout.flush()
     except (AttributeError, OSError, ValueError):
         silence_stdout()
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stderr.flush()
+    with contextlib.suppress(OSError):
+        _saved_stderr.append(os.dup(2))
     silence_stderr()
-    sys.exit(status)
+    threading = sys.modules.get("threading")
+    with contextlib.suppress(Exception):
+        if threading is not None:
+            getattr(threading, "_shutdown", lambda: None)()
+    import atexit
+
+    with contextlib.suppress(Exception):
+        getattr(atexit, "_run_exitfuncs", lambda: None)()
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(ValueError, OSError, AttributeError):
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        pending = sorted(signal.sigpending() & set(STOP_SIGNALS))
+        if pending:
+            _stop_now(pending[0], None)
+            os._exit(EXIT_COULD_NOT_FINISH)
+    os._exit(status)
+
+
+def console_main() -> None:
+    """The ``buddy-eval`` program (and ``python -m buddy_eval``): run and exit.
+
+    The stop signals are handled first thing, before pandas or pyarrow load,
+    and until the process has ended: from then on SIGINT, SIGTERM and SIGHUP
+    end it with status 3 and the one line, whenever they come. Once the status
+    is known and every message written, standard error is pointed at
+    /dev/null: what libraries print while the process shuts down (a notebook
+    kernel's clean-up, a stopped event loop) is not ours to show, and the
+    contract is one line.
+    """
+    _hold_stop_signals()
+    try:
+        status = main(lean=True)
+    except BaseException as exc:  # noqa: BLE001 - main() catches everything it expects
+        status = error(f"could not finish: internal error: {type(exc).__name__}",
+                       EXIT_COULD_NOT_FINISH)  # fmt: skip
+    _exit(status)

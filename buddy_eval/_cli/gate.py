@@ -22,8 +22,9 @@ from .output import (
     add_ci_file_arguments,
     add_label_arguments,
     add_rule_arguments,
-    check_ci_outputs,
+    check_outputs,
     error,
+    terminal_lines,
     warn,
     write_ci_files,
     write_stdout,
@@ -161,6 +162,20 @@ def _without_pandas(hide: bool):
         sys.meta_path.remove(finder)
 
 
+def _live_needs_a_ledger(data):
+    """``--baseline live`` without ``--ledger``: ``live`` is an ordinary label of the input,
+    and when the input has none, the user meant the ledger's live version."""
+    if "live" in data.versions:
+        return data
+    from .._errors import quoted_list
+
+    raise InputError(
+        "--baseline live reads the live version (the one released last) from a release "
+        "ledger: give --ledger PATH too (the input has no result lines labelled 'live'; "
+        f"versions found: {quoted_list(data.versions)})"
+    )
+
+
 def run(argv: list[str], lean: bool = False) -> int:
     """Run the gate with ``argv``; return 0 (RELEASE), 1 (BLOCK) or 2 (input error).
 
@@ -170,6 +185,7 @@ def run(argv: list[str], lean: bool = False) -> int:
         When the report cannot be written.
     """
     args = parser().parse_args(argv)
+    from .._loading import load
     from .._paired_settings import Settings
 
     if args.input == "-" and sys.stdin is None:
@@ -177,13 +193,11 @@ def run(argv: list[str], lean: bool = False) -> int:
     summary: str | None = None
     try:
         recorder = Recorder(args)  # --ledger: the path is checked before any work
-        check_ci_outputs(
-            args.markdown,
-            args.junit,
-            [
-                ("the input file", None if args.input == "-" else args.input),
-                ("the ledger", args.ledger),
-            ],
+        # Every file the run writes: none of them twice, none a file it reads.
+        check_outputs(
+            [("--markdown", args.markdown), ("--junit", args.junit)],
+            [("the input file", None if args.input == "-" else args.input)],
+            [("--ledger", args.ledger)],
         )
         settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
         # Only in a process that ends with the report (see console_main):
@@ -195,6 +209,8 @@ def run(argv: list[str], lean: bool = False) -> int:
             and not (args.markdown or args.junit)
         )
         with _without_pandas(lean and plain):
+            if args.baseline == "live" and args.ledger is None:
+                args.input = _live_needs_a_ledger(load(args.input, trials=args.trials))
             evaluation = recorder.evaluate(args, settings)  # --baseline live: from the ledger
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
@@ -208,7 +224,9 @@ def run(argv: list[str], lean: bool = False) -> int:
         elif args.details:
             from .._details_text import details
 
-            text += "\n\n" + details(evaluation)
+            text = terminal_lines(text + "\n\n" + details(evaluation))
+        else:
+            text = terminal_lines(text)
         recorder.prepare(evaluation)
     except InputError as exc:
         return error(str(exc))

@@ -23,8 +23,9 @@ from .output import (
     ArgumentParser,
     add_label_arguments,
     add_rule_arguments,
-    check_output_path,
+    check_outputs,
     quiet_stderr,
+    terminal_lines,
     warn,
     write_atomic,
     write_stdout,
@@ -122,8 +123,8 @@ def run(argv: list[str]) -> int:
     output = Path(args.output)
     if args.input == "-":
         raise InputError("the notebook report reads a file; standard input (-) is not supported")
-    check_output_path(
-        output,
+    check_outputs(
+        [("-o", args.output)],
         [
             ("the input file", args.input),
             ("the --notebook file", args.notebook),
@@ -185,7 +186,7 @@ def run(argv: list[str]) -> int:
         }
         write_stdout(json.dumps(summary, ensure_ascii=False) + "\n")
     else:
-        write_stdout(f"{output}: {evaluation.decision.verdict}\n")
+        write_stdout(terminal_lines(f"{output}: {evaluation.decision.verdict}") + "\n")
     return EXIT_RELEASE
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .._errors import CouldNotFinishError, InputError
+from .._escaping import terminal_text
 from .._vocabulary import (
     EXIT_BLOCK,
     EXIT_COULD_NOT_FINISH,
@@ -41,12 +42,16 @@ __all__ = [
     "UsageError",
     "add_label_arguments",
     "check_output_path",
+    "check_outputs",
+    "could_not_finish_reported",
     "error",
     "one_line",
     "quiet_stderr",
+    "same_file",
     "silence_stderr",
     "silence_stdout",
     "stopped_by_signals",
+    "terminal_lines",
     "warn",
     "write_atomic",
     "write_stdout",
@@ -164,8 +169,14 @@ def write_ci_files(args, markdown: Callable[[], str], junit: Callable[[], str]) 
 
 
 def one_line(text) -> str:
-    """Collapse whitespace, so a message is one line whatever it quotes."""
-    return " ".join(str(text).split())
+    """Collapse whitespace, so a message is one line whatever it quotes; show every other
+    invisible character (a bidi override in a file name) as an escape."""
+    return terminal_text(" ".join(str(text).split()))
+
+
+def terminal_lines(text: str) -> str:
+    """A text view for the terminal: each line through :func:`terminal_text`."""
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
 
 
 def _stream_fd(stream) -> int | None:
@@ -248,10 +259,21 @@ def _write_stderr(text: str) -> None:
             _write_fd(fd, text.encode("utf-8", "backslashreplace"))
 
 
+#: Whether this process has written its "could not finish" line (there is one at most).
+_REPORTED: list[bool] = []
+
+
 def error(message: str, status: int = EXIT_INPUT_ERROR, *, prog: str = PROG) -> int:
     """Print ``buddy-eval: error: MESSAGE`` (one line) on stderr; return ``status``."""
+    if status == EXIT_COULD_NOT_FINISH:
+        _REPORTED.append(True)
     _write_stderr(f"{prog}: error: {one_line(message)}\n")
     return status
+
+
+def could_not_finish_reported() -> bool:
+    """Whether :func:`error` wrote a "could not finish" line in this process."""
+    return bool(_REPORTED)
 
 
 @contextlib.contextmanager
@@ -299,9 +321,46 @@ def _identity(path) -> tuple[int, int] | None:
     return info.st_dev, info.st_ino
 
 
-def check_output_path(
-    path: Path, reads: Sequence[tuple[str, str | os.PathLike[str] | None]] = ()
-) -> None:
+def _names_of(path) -> set[object]:
+    """What ``path`` names, in every form two paths to one file share.
+
+    Its absolute form with the directory's symbolic links followed (a file
+    that does not exist yet has no other name), the path every link resolves
+    to, and, for an existing file, its device and inode (a hard link).
+    """
+    name = os.fspath(path)
+    absolute = os.path.abspath(name)
+    head, tail = os.path.split(absolute)
+    names: set[object] = {absolute}
+    with contextlib.suppress(OSError, ValueError):
+        names.add(os.path.join(os.path.realpath(head), tail))
+        names.add(os.path.realpath(absolute))
+    identity = _identity(name)
+    if identity is not None:
+        names.add(identity)
+    return names
+
+
+def same_file(a, b) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file, existing or not (see :func:`_names_of`)."""
+    return bool(_names_of(a) & _names_of(b))
+
+
+Reads = Sequence[tuple[str, "str | os.PathLike[str] | None"]]
+
+
+def _refuse_a_read(name: str, reads: Reads, option: str | None = None) -> None:
+    for what, read in reads:
+        if read is not None and os.fspath(read) != "-" and same_file(name, read):
+            writing = f"writing {option} there" if option else "writing there"
+            raise InputError(
+                f"is {what} this run reads ({os.fspath(read)}); {writing} would destroy it, "
+                "choose another name",
+                source=name,
+            )
+
+
+def check_output_path(path: Path, reads: Reads = (), *, option: str | None = None) -> None:
     """Refuse any output target but a regular file or a new file in an existing directory.
 
     Parameters
@@ -311,9 +370,11 @@ def check_output_path(
     reads : sequence of (str, path)
         Every file the run reads, each with the words that name it in a
         message (``("the input file", "results.txt")``). The output may be none
-        of them: they are compared by identity (device and inode, links
-        followed), not by spelling, so ``./r.txt``, a hard link or a symbolic
-        link to the input are all the input.
+        of them, existing or not: they are compared by what they name, not by
+        spelling (:func:`same_file`), so ``./r.txt``, ``sub/../r.txt``, a hard
+        link or a symbolic link to the input are all the input.
+    option : str, optional
+        The option that names ``path`` (``-o``), for the message.
 
     Raises
     ------
@@ -341,38 +402,55 @@ def check_output_path(
                 "is not a regular file (a device, pipe or socket); choose a file path",
                 source=name,
             )
-        mine = (info.st_dev, info.st_ino)
-        for what, read in reads:
-            if read is not None and _identity(read) == mine:
-                raise InputError(
-                    f"is {what} this run reads ({os.fspath(read)}); writing there would "
-                    "destroy it, choose another name",
-                    source=name,
-                )
+    _refuse_a_read(name, reads, option)
     parent = Path(path).parent
     if not parent.is_dir():
         raise InputError(f"cannot write: no directory {str(parent)!r}", source=name)
 
 
-def check_ci_outputs(
-    markdown: str | None,
-    junit: str | None,
-    reads: Sequence[tuple[str, str | os.PathLike[str] | None]],
+def check_outputs(
+    reports: Sequence[tuple[str, str | None]],
+    reads: Reads,
+    others: Sequence[tuple[str, str | None]] = (),
 ) -> None:
-    """Check the ``--markdown`` and ``--junit`` paths (:func:`check_output_path`), and apart.
+    """Check every path a run will write, against each other and every file it reads.
+
+    Called before any work: a clash is an input error (status 2), nothing written.
+
+    Parameters
+    ----------
+    reports : sequence of (option, path)
+        The report files (``--markdown``, ``--junit``, ``-o``), each checked by
+        :func:`check_output_path`; None for an option not given.
+    reads : sequence of (str, path)
+        Every file the run reads, as for :func:`check_output_path`.
+    others : sequence of (option, path)
+        Files the run writes that are checked elsewhere for what they are
+        (``--ledger``): compared with the rest only.
 
     Raises
     ------
     InputError
-        A path :func:`check_output_path` refuses, or both options naming one file.
+        An empty path, a path :func:`check_output_path` refuses, two options
+        naming one file, or a file written that the run reads.
     """
-    for option, path in (("--markdown", markdown), ("--junit", junit)):
+    written: list[tuple[str, str]] = []
+    for option, path in [*reports, *others]:
+        if path is None:
+            continue
         if path == "":
             raise InputError(f"{option} expects a file path, got an empty one")
-        if path:
-            check_output_path(Path(path), reads)
-    if markdown and junit and Path(markdown).resolve() == Path(junit).resolve():
-        raise InputError("--markdown and --junit name the same file; give each its own")
+        if (option, path) in reports:
+            check_output_path(Path(path), reads, option=option)
+        else:
+            _refuse_a_read(os.fspath(path), reads, option)
+        for earlier, earlier_path in written:
+            if same_file(earlier_path, path):
+                raise InputError(
+                    f"{earlier} and {option} name the same file; give each its own",
+                    source=os.fspath(path),
+                )
+        written.append((option, path))
 
 
 #: The signals that end a run with :data:`EXIT_COULD_NOT_FINISH` and one line.

@@ -16,8 +16,9 @@ from .output import (
     PROG,
     ArgumentParser,
     add_ci_file_arguments,
-    check_ci_outputs,
+    check_outputs,
     error,
+    terminal_lines,
     warn,
     write_ci_files,
     write_stdout,
@@ -103,7 +104,7 @@ def run(argv: list[str]) -> int:
             ("the run A file", args.run_a),
             ("the run B file", args.run_b),
         ]
-        check_ci_outputs(args.markdown, args.junit, reads)
+        check_outputs([("--markdown", args.markdown), ("--junit", args.junit)], reads)
         comparison = compare_runs(args.golden, args.run_a, args.run_b, args.label_a, args.label_b)
         if as_json:
             text = comparison.to_json()
@@ -111,7 +112,7 @@ def run(argv: list[str]) -> int:
             summary = comparison_markdown(comparison)
             text = summary.rstrip("\n")
         else:
-            text = comparison.report()
+            text = terminal_lines(comparison.report())
     except InputError as exc:
         return error(str(exc))
     if not as_json:

@@ -720,7 +720,9 @@ def history_text(found: History) -> str:
 
 
 def _md(text: str) -> str:
-    """Text that renders literally in Markdown (the gate's escaping), on one line."""
+    """Text that renders literally in Markdown: :func:`buddy_eval.formatting.markdown_text`
+    through ``markdown_escape`` (every invisible character, a vertical tab or U+2028 too,
+    shown as an escape)."""
     from .._markdown_report import markdown_escape
 
     return markdown_escape(text, limit=_MD_LIMIT)

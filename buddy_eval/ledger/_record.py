@@ -748,8 +748,8 @@ def prepare(
             exact_text(c.reference),
             int(c.blocks),
             int(c.measured),
-            None if _no_bound(c.bound) else float(c.bound),
-            None if _no_bound(c.bound) else methods.get(c.metric),
+            _bound(c.bound),
+            None if _bound(c.bound) is None else methods.get(c.metric),
         )
         for position, c in enumerate(evaluation.decision.checks)
     ]
@@ -782,8 +782,9 @@ def prepare(
     )
 
 
-def _no_bound(bound) -> bool:
-    return bound is None or bound != bound  # None, or NaN: not measured
+def _bound(bound: float | None) -> float | None:
+    """A stored bound; None for none, or NaN (the metric is not measured)."""
+    return None if bound is None or bound != bound else float(bound)
 
 
 def _bound_methods(evaluation) -> dict[str, str]:

@@ -16,8 +16,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def printable(text: str) -> str:
-    """Text as stored, control characters (a line break in a label) written as ``\\x0a``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Text as stored, every invisible character (a line break in a label, a bidi
+    override) written as an escape: :func:`buddy_eval.formatting.terminal_text`."""
+    from ..formatting import terminal_text
+
+    return terminal_text(text)
 
 
 def text_table(header: list[str], rows: list[list[str]], indent: str = "") -> list[str]:

@@ -89,7 +89,7 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
     unknown = [tokens_missing, usd_missing, partly_unpriced]  # one per UNKNOWN_REASONS
 
     ok = np.select([kind == k for k in passed], list(passed.values()), default=False)
-    outcome = np.where(np.logical_or.reduce(unknown), 2, np.where(ok, 0, 1))
+    outcome = np.where(tokens_missing | usd_missing | partly_unpriced, 2, np.where(ok, 0, 1))
     reason = np.select(unknown, list(UNKNOWN_REASONS), default=np.array(None, dtype=object))
     out = long[["run", "golden_id", "task_id", "check_index", "check_type", "value"]]
     return out.astype({"check_index": "int64"}).assign(

@@ -11,16 +11,17 @@ held to, failures exactly where a check fails):
   has no score on one side, passed otherwise (a tie or a win).
 
 Every figure is read from :class:`~buddy_eval.tasks.TaskComparison` and
-rounded by :mod:`buddy_eval.formatting`; ids are escaped as in the gate's
-views (:func:`buddy_eval._markdown_report.markdown_escape`,
-:func:`buddy_eval._junit_report.xml_text`).
+rounded by :mod:`buddy_eval.formatting`; ids and labels are escaped as in the
+gate's views (:func:`buddy_eval._markdown_report.markdown_escape`; the JUnit
+document escapes every attribute and text, :func:`buddy_eval._junit_report.junit_document`).
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from xml.etree import ElementTree
 
-from .._junit_report import _case, junit_document, junit_suite, xml_text
+from .._junit_report import _case, junit_document, junit_suite
 from .._markdown_report import markdown_escape, markdown_ids, markdown_row
 from ..formatting import format_diff, format_p_value, format_rate
 from ._report import _run_figures, _unpaired_ids
@@ -28,6 +29,11 @@ from ._report import _run_figures, _unpaired_ids
 __all__ = ["comparison_junit", "comparison_markdown"]
 
 _WHERE_LISTED = "full list: `--format json`"
+
+
+def _score(passed: int, measured: int) -> str:
+    """A task's score from its exact counts: ``0.67 (2 of 3 checks)``."""
+    return f"{format_rate(Fraction(int(passed), int(measured)))} ({passed} of {measured} checks)"
 
 
 def _p(value) -> str:
@@ -112,22 +118,24 @@ def comparison_junit(comparison) -> str:
     checks = []
     for row in comparison.outcomes[comparison.outcomes["run"] == label_b].itertuples():
         name = f"{row.golden_id} check {row.check_index} {row.check_type}"
-        case = _case(xml_text(f"buddy-eval.tasks.{row.golden_id}"), name)
+        case = _case(f"buddy-eval.tasks.{row.golden_id}", name)
         if row.outcome == "fail":
             ElementTree.SubElement(case, "failure", message="the check fails", type=row.check_type)
         elif row.outcome == "unknown":
             ElementTree.SubElement(case, "skipped", message=row.unknown_reason)
         checks.append(case)
-    paired, lower = [], xml_text(f"{label_b} scored lower")
+    paired, lower = [], f"{label_b} scored lower"
     for row in comparison.pairs.itertuples():
         case = _case("buddy-eval.tasks.paired", row.golden_id)
         if not row.both_scored:
             ElementTree.SubElement(case, "skipped", message="no score in one of the runs")
         elif row.change == "loss":
             failure = ElementTree.SubElement(case, "failure", message=lower, type="loss")
-            failure.text = xml_text(f"score {row.score_a} -> {row.score_b}")
+            failure.text = f"score {_score(row.passed_a, row.measured_a)} -> " + _score(
+                row.passed_b, row.measured_b
+            )
         paired.append(case)
-    root = ElementTree.Element("testsuites", name=xml_text(f"buddy-eval tasks {label_b}"))
+    root = ElementTree.Element("testsuites", name=f"buddy-eval tasks {label_b}")
     junit_suite(root, f"checks {label_b}", checks)
     junit_suite(root, "paired tasks", paired)
     return junit_document(root)

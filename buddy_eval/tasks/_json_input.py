@@ -107,11 +107,45 @@ def parse_json(text: str, source: str):
     try:
         return json.loads(text, parse_int=lambda text: _number(text, int), **_HOOKS)
     except json.JSONDecodeError as exc:
+        found = _trailing_comma(text, exc.pos)
+        if found is not None:  # in the project's words: Python versions word it differently
+            comma, closer = found
+            raise InputError(
+                f"invalid JSON: a comma before the closing '{closer}' (JSON allows no trailing "
+                f"comma) (column {comma - text.rfind(chr(10), 0, comma)})",
+                source=source,
+                line=text.count("\n", 0, comma) + 1,
+            ) from None
         raise InputError(
             f"invalid JSON: {exc.msg} (column {exc.colno})", source=source, line=exc.lineno
         ) from None
     except RecursionError:
         raise InputError("invalid JSON: nested too deeply", source=source) from None
+
+
+def _trailing_comma(text: str, pos: int) -> tuple[int, str] | None:
+    """Where the comma is, and the bracket it comes before, when the error at ``pos`` is a
+    trailing comma (``[1,]``, ``{"a": 1,}``).
+
+    Python 3.11 and 3.12 point at the closing bracket, 3.13 at the comma.
+    """
+    blank = " \t\r\n"
+    comma = pos
+    if not (comma < len(text) and text[comma] == ","):
+        comma = pos - 1
+        while comma >= 0 and text[comma] in blank:
+            comma -= 1
+        if comma < 0 or text[comma] != ",":
+            return None
+    after = comma + 1
+    while after < len(text) and text[after] in blank:
+        after += 1
+    before = comma - 1
+    while before >= 0 and text[before] in blank:
+        before -= 1
+    if after < len(text) and text[after] in "}]" and before >= 0 and text[before] not in ":,[{":
+        return comma, text[after]
+    return None
 
 
 def read_json(path: str | os.PathLike) -> tuple[object, str]:
@@ -129,4 +163,5 @@ def read_json(path: str | os.PathLike) -> tuple[object, str]:
         names the file and, when known, the line.
     """
     name = os.fspath(path)
-    return parse_json(decode(read_input_bytes(name), name), name), name
+    data = read_input_bytes(name)
+    return parse_json(decode(data, name, "a JSON file of golden tasks or run records"), name), name
