@@ -24,10 +24,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 run: $(VENV)/.installed-run
 	@$(BIN)/buddy-eval $(SAMPLE); status=$$?; [ $$status -le 1 ]
 
+# Every test on every core, each file on one worker (a notebook's cells run in order).
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check buddy_eval/ledger buddy_eval/_coverage.py
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 	$(MAKE) --no-print-directory docs
 
 # Everything but the tests marked slow (kernels, the browser, wheels, big inputs, signal

@@ -24,6 +24,7 @@ from .output import (
     CouldNotFinishError,
     error,
     one_line,
+    terminal_lines,
     write_stdout,
 )
 
@@ -263,7 +264,7 @@ def run_ledger(argv: list[str]) -> int:
         parser.error(f"{args.action} needs the version LABEL")
 
     def announce(message: str) -> None:
-        write_stdout(message + "\n")
+        write_stdout(terminal_lines(message) + "\n")
 
     if args.action == "release":
         from ..ledger._releases import release
@@ -291,7 +292,7 @@ def run_ledger(argv: list[str]) -> int:
         from ..ledger._show import show
 
         text = show(args.ledger)
-    write_stdout(text + "\n")
+    write_stdout(terminal_lines(text) + "\n")
     return EXIT_RELEASE
 
 

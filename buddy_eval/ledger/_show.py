@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 
 from ..formatting import format_count
 
 __all__ = ["printable", "show", "text_table"]
 
 _SHORT = 12
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def printable(text: str) -> str:
