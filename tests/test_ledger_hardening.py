@@ -107,6 +107,7 @@ def _corrupt_a_page(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.slow  # a sweep of command-line runs: `make test` runs it
 @pytest.mark.parametrize(
     "args",
     [*READERS, ["ledger", "release", "v1", "--by", "ci"], ["GATE"]],
@@ -124,6 +125,7 @@ def test_a_damaged_page_is_one_input_error_for_every_command(args, ledger, write
     assert ledger.read_bytes() == before
 
 
+@pytest.mark.slow  # a sweep of command-line runs: `make test` runs it
 @pytest.mark.parametrize(
     "sql, names",
     [

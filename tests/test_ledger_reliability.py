@@ -106,6 +106,7 @@ BAD = [_not_sqlite, _other_sqlite, _truncated, _newer, _garbled, _empty, _direct
        _symlink]  # fmt: skip
 
 
+@pytest.mark.slow  # a sweep of 45 command-line runs: `make test` runs it
 @pytest.mark.parametrize("make", BAD, ids=[f.__name__.strip("_") for f in BAD])
 @pytest.mark.parametrize("command", ["gate", "release", "show", "history", "verify"])
 def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, tmp_path,

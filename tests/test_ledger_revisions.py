@@ -121,6 +121,7 @@ def test_issue_the_live_gate_compares_b_on_the_items_it_was_measured_on(issue):
     ]
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_issue_details_head_block_lists_the_items_not_compared(issue):
     proc = issue.gate("c.txt", "live", "C", "2026-03-03", "--details")
     assert proc.returncode == 1
@@ -138,6 +139,7 @@ def test_issue_details_head_block_lists_the_items_not_compared(issue):
     assert "correctness: 3 of 3 ANSWER items paired" in out(proc)  # the statistics: 3 items
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_issue_json_says_where_the_baseline_came_from(issue):
     proc = issue.gate("c.txt", "live", "C", "2026-03-03", "--format", "json")
     report = json.loads(proc.stdout)
@@ -153,6 +155,7 @@ def test_issue_json_says_where_the_baseline_came_from(issue):
     assert compared["versions"]["C"]["correctness"] == {"numerator": 2, "denominator": 3}
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_issue_markdown_has_a_bullet_for_the_items_not_compared(issue):
     proc = issue.gate("c.txt", "live", "C", "2026-03-03", "--format", "markdown")
     assert proc.returncode == 1
@@ -178,6 +181,7 @@ def test_issue_b_rerun_on_the_new_items_pairs_every_item(issue):
     assert (text.returncode, out(text)) == (1, ISSUE_VERDICT)
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_issue_the_ledger_then_holds_bs_results_on_the_new_items(issue):
     assert issue.gate("c_and_b.txt", "live", "C", "2026-03-03").returncode == 1
     shown = out(issue.ledger_cmd("show"))
@@ -189,6 +193,7 @@ def test_issue_the_ledger_then_holds_bs_results_on_the_new_items(issue):
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_an_edited_item_is_compared_once_b_is_rerun_on_it(issue):
     edited = R1.replace("L3 gamma", "L3 gamma,zeta")
     issue.file("e.txt", edited, lines("C", "j01 j02") + "C j03 L3 N gamma zeta\n")
@@ -212,6 +217,7 @@ def test_an_edited_item_is_compared_once_b_is_rerun_on_it(issue):
     assert b_j03["item_fingerprint"].nunique() == 2
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_a_live_version_line_contradicting_its_stored_result_names_file_and_line(issue):
     issue.file("bad.txt", GROWN, lines("C", "j02 j03 j04 j05", "j01") + lines("B", "", "j01"))
     before = issue.dump()
@@ -228,6 +234,7 @@ def test_a_live_version_line_contradicting_its_stored_result_names_file_and_line
 # Results are facts per item fingerprint ----------------------------------------------------
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 @pytest.mark.parametrize(
     "changed, extra, message",
     [
@@ -252,6 +259,7 @@ def test_a_different_result_for_a_recorded_item_is_refused_and_nothing_written(
     assert issue.dump() == before
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_the_same_results_in_another_line_order_change_nothing(issue):
     recorded = lines("A", "j01 j02", "j03") + lines("B", "j01 j02 j03")
     issue.file("reordered.txt", R1, "".join(reversed(recorded.splitlines(True))))
@@ -266,6 +274,7 @@ def test_the_same_results_in_another_line_order_change_nothing(issue):
     assert issue.dump() == before
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_a_version_recorded_on_a_grown_golden_set_adds_only_its_new_items(issue):
     grown = R1 + "j04 ANSWER L4 delta\n"
     issue.file("g.txt", grown, lines("B", "j01 j02 j03 j04") + lines("D", "j01 j02 j03 j04"))
@@ -278,6 +287,7 @@ def test_a_version_recorded_on_a_grown_golden_set_adds_only_its_new_items(issue)
         issue.ledger_cmd("show"))  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_without_a_ledger_a_missing_result_still_counts_as_failed(tmp_path):
     s = Scenario(tmp_path)
     s.file("m.txt", R1, lines("A", "j01 j02 j03") + lines("B", "j02 j03"))
@@ -304,6 +314,7 @@ def blocked(issue):
     return issue
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -330,6 +341,7 @@ def test_a_release_a_rule_refuses_exits_2_and_writes_nothing(blocked, args, mess
     assert blocked.dump() == before
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_releasing_the_live_version_again_changes_nothing(issue):
     before = issue.dump()
     proc = issue.ledger_cmd("release", "B", "--date", "2026-03-09")
@@ -338,6 +350,7 @@ def test_releasing_the_live_version_again_changes_nothing(issue):
     assert issue.dump() == before
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_an_override_and_a_rollback_are_kept_with_their_reasons(blocked):
     released = blocked.ledger_cmd("release", "C", "--date", "2026-03-04", "--override", "demo")
     assert out(released) == ["released 'C' on 2026-03-04 on evaluation 2 (BLOCK); BLOCK "
@@ -366,6 +379,7 @@ def test_an_override_and_a_rollback_are_kept_with_their_reasons(blocked):
     ]
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_release_whose_message_cannot_be_printed_is_not_recorded(issue):
     assert issue.gate("a2.txt", "B", "A2", "2026-03-03").returncode == 0
@@ -396,6 +410,7 @@ GITLAB = {"GITLAB_CI": "true", "CI_COMMIT_SHA": "fedcba9876543210aaaa",
           "CI_PIPELINE_URL": "https://gitlab.com/acme/buddy/-/pipelines/5"}  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_the_ci_run_is_recorded_with_each_evaluation_and_release(tmp_path):
     s = Scenario(tmp_path)
     s.file("b.txt", R1, lines("A", "j01 j02", "j03") + lines("B", "j01 j02 j03"))
@@ -436,6 +451,7 @@ READERS = {
 }  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_verify_passes_a_ledger_written_only_by_buddy_eval(issue):
     proc = issue.ledger_cmd("verify")
     assert (proc.returncode, out(proc), proc.stderr) == (0, [
@@ -443,6 +459,7 @@ def test_verify_passes_a_ledger_written_only_by_buddy_eval(issue):
     ], b"")  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 @pytest.mark.parametrize("reader", list(READERS))
 @pytest.mark.parametrize("tamper", list(TAMPER))
 def test_a_row_changed_outside_buddy_eval_stops_every_reader(issue, tamper, reader):
@@ -470,6 +487,7 @@ def release_a_b_d(s: Scenario) -> None:
     assert s.ledger_cmd("release", "D", "--date", "2026-03-05", "--override", "y").returncode == 0
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_history_a_missing_result_is_no_observation(tmp_path):
     s = Scenario(tmp_path)
     s.file("1.txt", TWO, lines("A", "j01 j02") + lines("B", "j02"))
@@ -485,6 +503,7 @@ def test_history_a_missing_result_is_no_observation(tmp_path):
     assert (found.flipped.empty, found.escaped.empty, found.always_failed.empty) == (True,) * 3
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_history_with_trials_a_5_of_5_to_4_of_5_item_is_mixed_not_a_regression(tmp_path):
     s = Scenario(tmp_path)
 
@@ -529,6 +548,7 @@ def five(tmp_path):
     return s
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_history_frames_show_the_revision_change(five):
     found = be.history(five.ledger)
     assert rows(found.versions, ["version", "revision", "golden_changed", "date", "live",
@@ -551,6 +571,7 @@ def test_five_versions_the_history_frames_show_the_revision_change(five):
     ]  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_history_text_marks_the_revision_change(five):
     text = out(five.history())
     assert text[0] == "ledger L: 5 versions, 2 releases, 2 golden-set revisions; live: V4 since " \
@@ -564,6 +585,7 @@ def test_five_versions_the_history_text_marks_the_revision_change(five):
         ["V3", "r1"], ["--", "golden"], ["V4", "r2"]]  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_readme_pandas_query_pivots_one_row_per_version(five):
     with sqlite3.connect(f"file:{five.ledger}?mode=ro", uri=True) as connection:
         figures = pd.read_sql_query("SELECT * FROM version_metrics", connection)
@@ -582,6 +604,7 @@ def test_five_versions_the_readme_pandas_query_pivots_one_row_per_version(five):
         ["V5", 4, "r2", "2026-03-06"]]  # fmt: skip
 
 
+@pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_json_and_markdown_history_show_the_revision_diff(five):
     found = json.loads(five.history("--format", "json").stdout)
     assert found["live"] == "V4"
