@@ -8,10 +8,13 @@ The mapping (see the CI page of the docs):
   its text the values compared; a check of a metric the golden set does not
   measure is skipped.
 - test suite ``golden items``: one test case per golden item, in golden
-  order; a failure when the candidate regressed on any metric or answered a
-  REFUSE item (in any trial), its text naming each metric and why the
-  candidate's answer failed (missed keywords, the source cited); skipped when
-  the candidate has no result for the item; passed otherwise.
+  order; a failure whenever the candidate fails the item (a check of its type
+  fails in some trial, or it has no result, which the gate counts as failed),
+  so a CI system that computes "new failures" itself sees every one. The
+  message says whether the item regressed (per metric), also fails in the
+  baseline, was not compared with it (a live baseline), has no result, or
+  answered a REFUSE item; the text says why the candidate's answer failed
+  (missed keywords, the source cited). Passed otherwise.
 
 Everything is read from the evaluation (the structured decision, the paired
 comparison and :func:`buddy_eval._drilldown.trial_answers`); numbers are
@@ -83,30 +86,46 @@ def _gate_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     return cases
 
 
+def _failing(answers, version: str) -> set:
+    """Items ``version`` fails: a trial that fails a check of the item's type."""
+    return set(answers.loc[(answers["version"] == version) & ~answers["passed"], "item_id"])
+
+
 def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     from ._drilldown import trial_answers
 
-    candidate = evaluation.candidate
+    baseline, candidate = evaluation.baseline, evaluation.candidate
     regressed = {m.metric: set(m.ids["regressed"]) for m in evaluation.paired.metrics}
     answers = trial_answers(evaluation)
     mine = answers[(answers["version"] == candidate) & ~answers["passed"]]
     why = mine.groupby("item_id", sort=False)["why"].unique()  # each reason once, in row order
     violated = set(mine.loc[mine["violation"], "item_id"])
     missing = set(evaluation.missing_ids(candidate))
+    failing = _failing(answers, candidate) | missing
+    baseline_fails = _failing(answers, baseline) | set(evaluation.missing_ids(baseline))
+    not_compared = set(evaluation.not_compared_ids())
     golden = evaluation.data.golden
     cases = []
     for item, item_type in zip(golden["item_id"].tolist(), golden["item_type"].tolist(),
                                strict=True):  # fmt: skip
         case = _case(f"buddy-eval.items.{item_type}", item)
-        problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
-        problems += ["answered a REFUSE item"] if item in violated else []
-        if item in missing:
-            ElementTree.SubElement(case, "skipped", message=f"no result for {candidate}")
-        elif problems:
+        if item in failing:
+            problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
+            if item in missing:
+                problems.append(f"no result for {candidate}: it counts as failed")
+            elif item in not_compared:
+                problems.append(f"fails; not compared with {baseline}, which has no result on it")
+            elif not problems:
+                problems.append(
+                    f"also fails in {baseline}" if item in baseline_fails else "fails in some trials"
+                )
+            problems += ["answered a REFUSE item"] if item in violated else []
             failure = ElementTree.SubElement(
                 case, "failure", message="; ".join(problems), type="item"
             )
-            failure.text = f"{candidate}: " + "; ".join(why.get(item, []))
+            failure.text = f"{candidate}: " + (
+                "; ".join(why.get(item, [])) or "no result (counts as failed)"
+            )
         cases.append(case)
     return cases
 
