@@ -20,6 +20,7 @@ from .formatting import (
     format_p_value,
     format_percent,
     format_rate,
+    format_rate_pair,
     format_setting_percent,
 )
 from .stats import BOUND_RATE_METHOD, EFFECTIVE_MIN_ITEMS
@@ -35,8 +36,16 @@ _SHORT_READING = {
 
 
 def _both(name: str, b, c, attr: str, note: str) -> str:
-    """One figure of both versions: ``  name         OLD 0.50   NEW 0.75   (note)``."""
-    figures = "   ".join(f"{v.version} {format_rate(getattr(v, attr))}" for v in (b, c))
+    """One figure of both versions: ``  name         OLD 0.50   NEW 0.75   (note)``; with
+    their exact counts where they print alike but differ."""
+    counts = tuple(
+        (v.passed, v.items)
+        if attr == "gate" and isinstance(v, VersionRate) and v.observed_mean is None
+        else None
+        for v in (b, c)
+    )
+    shown = format_rate_pair(getattr(b, attr), getattr(c, attr), counts)
+    figures = "   ".join(f"{v.version} {text}" for v, text in zip((b, c), shown, strict=True))
     return f"  {name:<12} {figures}   ({note})"
 
 

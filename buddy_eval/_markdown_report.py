@@ -24,6 +24,7 @@ from .formatting import (
     format_interval,
     format_p_value,
     format_rate,
+    format_rate_pair,
     format_setting_percent,
     markdown_text,
 )
@@ -78,7 +79,8 @@ def markdown_report(evaluation: Evaluation) -> str:
         verdict, every BLOCK reason, a table of both versions' rates (and
         violations) beside the thresholds with each metric's status, the
         fixed / regressed / missing (and, with trials, mixed) ids per
-        metric, and a table of the paired statistics.
+        metric and the REFUSE items the candidate answered, a table of the
+        paired statistics, and the warnings.
     """
     paired, decision, settings = evaluation.paired, evaluation.decision, evaluation.paired.settings
     b, c = markdown_escape(evaluation.baseline), markdown_escape(evaluation.candidate)
@@ -91,11 +93,14 @@ def markdown_report(evaluation: Evaluation) -> str:
     trials = " (repeated trials: a rate is the mean of each item's passing share)"
     lines += ["", f"Input {source}{trials if evaluation.has_trials else ''}.", ""]
     rates = []
-    printed = evaluation.values(evaluation.baseline), evaluation.values(evaluation.candidate)
+    labels = (evaluation.baseline, evaluation.candidate)
+    printed = [evaluation.values(label) for label in labels]
+    parts = [evaluation.compared_counts.parts(label) for label in labels]
     for m in paired.metrics:
-        figures = (printed[0][m.metric], printed[1][m.metric],
-                   getattr(evaluation.thresholds, m.metric))  # fmt: skip
-        rates.append([m.metric, *map(format_rate, figures), decision.status(m.metric, m.measured)])
+        pair = format_rate_pair(printed[0][m.metric], printed[1][m.metric],
+                                (parts[0][m.metric], parts[1][m.metric]))  # fmt: skip
+        threshold = format_rate(getattr(evaluation.thresholds, m.metric))
+        rates.append([m.metric, *pair, threshold, decision.status(m.metric, m.measured)])
     violations = [str(bound.violations) for bound in paired.violations]
     rates.append(["violations", *violations, "0", decision.status("violations")])
     lines += _table(["metric", b, c, "threshold", "status"], rates)
@@ -110,6 +115,12 @@ def markdown_report(evaluation: Evaluation) -> str:
             if m.ids.get(label)
         ]
         lines.append(f"- **{m.metric}**: " + ("; ".join(parts) if parts else "no change"))
+    violating = _violating(evaluation)
+    lines.append(
+        f"- **violations**: {c} answered {len(violating)} REFUSE "
+        + ("item" if len(violating) == 1 else "items")
+        + (f": {markdown_ids(violating)}" if violating else "")
+    )
     level = format_setting_percent(settings.confidence)
     lines += [
         "",
@@ -129,5 +140,19 @@ def markdown_report(evaluation: Evaluation) -> str:
         statistics.append([m.metric, format_diff(m.diff), *cells])
     lines += _table(["metric", "difference", "interval", "p", "Holm p", "reading"], statistics)
     if evaluation.warnings:
-        lines += ["", f"{format_count(len(evaluation.warnings), 'warning')} on stderr."]
+        lines += ["", f"### {format_count(len(evaluation.warnings), 'warning')}", ""]
+        lines += [f"- {markdown_escape(w, limit=_WARNING_LIMIT)}" for w in evaluation.warnings]
     return "\n".join(lines) + "\n"
+
+
+#: Characters of one warning the summary shows at most (a warning quotes input values).
+_WARNING_LIMIT = 300
+
+
+def _violating(evaluation: Evaluation) -> list[str]:
+    """REFUSE items the candidate answered (in any trial), in golden order."""
+    from ._drilldown import trial_answers
+
+    answers = trial_answers(evaluation)
+    mine = answers[(answers["version"] == evaluation.candidate) & answers["violation"]]
+    return list(dict.fromkeys(mine["item_id"].tolist()))

@@ -43,6 +43,7 @@ __all__ = [
     "format_p_value",
     "format_percent",
     "format_rate",
+    "format_rate_pair",
     "format_report",
     "format_setting_percent",
     "format_trial_plan",
@@ -98,6 +99,30 @@ def format_rate(value, places: int = 2) -> str:
     if _is_na(value):
         return "n/a"
     return format_fraction(_exact(value), places)
+
+
+def format_rate_pair(first, second, counts=(None, None)) -> tuple[str, str]:
+    """Two rates compared, each rounded; where they print alike but differ exactly, each
+    followed by its exact counts, as counted (not reduced), so the reader sees why a check
+    that compares the exact values decided as it did.
+
+    ``counts`` holds, per rate, ``(numerator, denominator)`` or None (then the
+    reduced fraction is shown).
+
+    >>> format_rate_pair(Fraction(3825, 4000), Fraction(3833, 4000), ((3825, 4000), (3833, 4000)))
+    ('0.96 (3825/4000)', '0.96 (3833/4000)')
+    >>> format_rate_pair(Fraction(1, 2), Fraction(3, 4))
+    ('0.50', '0.75')
+    """
+    shown = [format_rate(first), format_rate(second)]
+    if _is_na(first) or _is_na(second) or shown[0] != shown[1] or first == second:
+        return shown[0], shown[1]
+    out = []
+    for text, value, exact in zip(shown, (first, second), counts, strict=True):
+        value = _exact(value)
+        num, den = exact if exact is not None else (value.numerator, value.denominator)
+        out.append(f"{text} ({num}/{den})")
+    return out[0], out[1]
 
 
 def format_diff(value, places: int = 2, sign: bool = True) -> str:

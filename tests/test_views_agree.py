@@ -193,3 +193,31 @@ def test_a_threshold_prints_the_same_in_the_markdown_summary_and_the_notebook_ta
     markdown = run_cli(path, "--format", "markdown").stdout.decode()
     assert table.loc["correctness", "threshold"] == "0.00"
     assert "| correctness | 1.00 | 1.00 | 0.00 | ok |" in markdown
+
+
+def test_rates_that_print_alike_but_block_show_their_exact_counts_in_every_view(tmp_path):
+    """Refusal 192/200 against 191/200: both print 0.96, the exact check blocks."""
+    import json
+
+    import buddy_eval as be
+    from tests.conftest import run_cli
+
+    golden = "".join(f"r{k} REFUSE - -\n" for k in range(200))
+    lines = "".join(
+        f"{v} r{k} - {'Y' if k < ok else 'N'} x\n" for v, ok in (("OLD", 192), ("NEW", 191))
+        for k in range(200)
+    )  # fmt: skip
+    path = tmp_path / "tie.txt"
+    path.write_text("THRESHOLDS 0.5 0.5 0.5\n" + golden + "RESULTS\n" + lines)
+    plain = run_cli(path).stdout.decode().splitlines()
+    assert [line.split()[6] for line in plain[:2]] == ["0.96", "0.96"]
+    assert plain[2] == "BLOCK: integrity violations; regression in refusal"
+    details = run_cli(path, "--details").stdout.decode()
+    assert "  gate rate    OLD 0.96 (192/200)   NEW 0.96 (191/200)" in details
+    markdown = run_cli(path, "--format", "markdown").stdout.decode()
+    assert "| refusal | 0.96 (192/200) | 0.96 (191/200) | 0.50 | regression |" in markdown
+    report = json.loads(run_cli(path, "--format", "json").stdout)
+    refusal = [report["versions"][v]["refusal"] for v in ("OLD", "NEW")]
+    assert [(r["numerator"], r["denominator"]) for r in refusal] == [(192, 200), (191, 200)]
+    table = be.format_metrics_table(be.evaluate(path))
+    assert table.loc["refusal"].tolist()[:2] == ["0.96 (192/200)", "0.96 (191/200)"]
