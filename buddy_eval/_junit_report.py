@@ -110,15 +110,15 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
                                strict=True):  # fmt: skip
         case = _case(f"buddy-eval.items.{item_type}", item)
         if item in failing:
-            problems = [f"regressed in {metric}" for metric, ids in regressed.items() if item in ids]
+            problems = [f"regressed in {m}" for m, ids in regressed.items() if item in ids]
             if item in missing:
                 problems.append(f"no result for {candidate}: it counts as failed")
             elif item in not_compared:
                 problems.append(f"fails; not compared with {baseline}, which has no result on it")
+            elif not problems and item in baseline_fails:
+                problems.append(f"also fails in {baseline}")
             elif not problems:
-                problems.append(
-                    f"also fails in {baseline}" if item in baseline_fails else "fails in some trials"
-                )
+                problems.append("fails in some trials")
             problems += ["answered a REFUSE item"] if item in violated else []
             failure = ElementTree.SubElement(
                 case, "failure", message="; ".join(problems), type="item"
