@@ -185,3 +185,27 @@ def test_console_entry_point_and_module_give_the_same_run():
         capture_output=True,
     )
     assert (proc.returncode, proc.stdout) == (1, SEED_OUT)
+
+
+def test_version_prints_the_package_version():
+    import buddy_eval as be
+    from tests.conftest import run_cli
+
+    proc = run_cli("--version")
+    assert (proc.returncode, proc.stdout.decode(), proc.stderr) == (
+        0, f"buddy-eval {be.__version__}\n", b""
+    )  # fmt: skip
+
+
+def test_tasks_takes_min_paired_as_the_gate_does():
+    import json
+
+    from tests.conftest import DATA, run_cli
+
+    files = ["--golden", DATA / "golden-tasks.example.json", "--run-a",
+             DATA / "run-a.example.json", "--run-b", DATA / "run-b.example.json"]  # fmt: skip
+    default = json.loads(run_cli("tasks", *files, "--format", "json").stdout)
+    lowered = json.loads(run_cli("tasks", *files, "--format", "json", "--min-paired", "1").stdout)
+    assert json.dumps(default, sort_keys=True) != json.dumps(lowered, sort_keys=True)
+    bad = run_cli("tasks", *files, "--min-paired", "0")
+    assert bad.returncode == 2 and b"expected a whole number >= 1, got '0'" in bad.stderr

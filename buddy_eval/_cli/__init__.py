@@ -41,6 +41,12 @@ __all__ = ["console_main", "main"]
 
 
 def _dispatch(argv: list[str], lean: bool) -> int:
+    if argv == ["--version"]:
+        from .. import __version__
+        from .output import write_stdout
+
+        write_stdout(f"{PROG} {__version__}\n")
+        return 0
     if argv[:1] == ["tasks"]:
         from .tasks import run as run_tasks
 

@@ -88,9 +88,8 @@ def add_label_arguments(parser) -> None:
     )
 
 
-def add_rule_arguments(parser) -> None:
-    """``--min-paired``, ``--margin`` and ``--rule``: how a regression is decided, declared once
-    for every subcommand that renders an evaluation."""
+def add_min_paired_argument(parser) -> None:
+    """``--min-paired N``: the paired items a comparison needs before it tests (gate, tasks)."""
     parser.add_argument(
         "--min-paired",
         type=_positive_int,
@@ -99,6 +98,12 @@ def add_rule_arguments(parser) -> None:
         help="paired items a metric needs before a p-value and a difference interval are "
         "computed (default: 20)",
     )
+
+
+def add_rule_arguments(parser) -> None:
+    """``--min-paired``, ``--margin`` and ``--rule``: how a regression is decided, declared once
+    for every subcommand that renders an evaluation."""
+    add_min_paired_argument(parser)
     parser.add_argument(
         "--margin",
         type=_margin,

@@ -16,6 +16,7 @@ from .output import (
     PROG,
     ArgumentParser,
     add_ci_file_arguments,
+    add_min_paired_argument,
     check_outputs,
     error,
     terminal_lines,
@@ -80,6 +81,7 @@ def parser() -> argparse.ArgumentParser:
         "markdown: a GitHub-flavoured summary",
     )
     add_ci_file_arguments(parser, "check of run B's records and per paired task")
+    add_min_paired_argument(parser)
     parser.add_argument(
         "--json",
         dest="format",
@@ -105,7 +107,12 @@ def run(argv: list[str]) -> int:
             ("the run B file", args.run_b),
         ]
         check_outputs([("--markdown", args.markdown), ("--junit", args.junit)], reads)
-        comparison = compare_runs(args.golden, args.run_a, args.run_b, args.label_a, args.label_b)
+        from .._paired_settings import Settings
+
+        comparison = compare_runs(
+            args.golden, args.run_a, args.run_b, args.label_a, args.label_b,
+            settings=Settings(min_paired=args.min_paired),
+        )  # fmt: skip
         if as_json:
             text = comparison.to_json()
         elif args.format == "markdown":
