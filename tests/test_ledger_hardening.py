@@ -292,3 +292,27 @@ def test_a_release_that_cannot_be_printed_is_not_recorded(ledger):
     assert again.stdout.decode() == (
         "released 'v3' on 2026-01-04 on evaluation 2 (RELEASE) (release 2)\n"
     )
+
+
+def test_a_ledger_of_the_first_schema_is_refused_without_side_files(tmp_path, write):
+    """Schema 1 ledgers were kept in write-ahead-log mode: a reader must not leave -wal or
+    -shm files beside one while refusing it."""
+    from buddy_eval.ledger._schema import APPLICATION_ID
+
+    old = tmp_path / "old.ledger"
+    connection = sqlite3.connect(old)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 1")
+    connection.execute("PRAGMA journal_mode = WAL").fetchone()
+    connection.execute("CREATE TABLE versions (id INTEGER PRIMARY KEY, label TEXT)")
+    connection.commit()
+    connection.close()
+    gate = [write(make_input("v1", "v2")), "--baseline", "v1", "--candidate", "v2"]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for args in [*READERS, gate]:
+        proc = run_cli(*args, "--ledger", old)
+        assert proc.returncode == 2
+        assert "is a ledger of schema version 1, written by an earlier buddy_eval" in (
+            _one_error_line(proc)
+        )
+        assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -333,7 +333,7 @@ def _create(path: Path) -> None:
                 os.unlink(leftover)
 
 
-def _check_file(name: str, *, create: bool) -> None:
+def _check_file(name: str, *, create: bool) -> bool:
     """Refuse a path that cannot hold a ledger; create a new one when asked."""
     if not name:
         raise InputError("the ledger path is empty; give a file name")
@@ -363,17 +363,24 @@ def _check_file(name: str, *, create: bool) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise _refuse(name, "is not a regular file (a device, pipe or socket), not a ledger")
     with open(name, "rb") as handle:
-        head = handle.read(16)
+        head = handle.read(20)
     if not head:
         raise _refuse(
             name, "is an empty file, not a buddy_eval ledger; give a new path or a ledger"
         )
     if not head.startswith(_HEADER):
         raise _refuse(name, "is not a buddy_eval ledger (not an SQLite database)")
+    # A file left in write-ahead-log mode (an older ledger): a reader opening it the usual
+    # way would create the -wal and -shm files beside it and leave them.
+    return len(head) >= 20 and head[18] == 2
 
 
-def _open(name: str, write: bool) -> sqlite3.Connection:
-    uri = _uri(name, "rw") if write else _uri(name, "ro", immutable=_read_only_medium(name))
+def _open(name: str, write: bool, wal: bool = False) -> sqlite3.Connection:
+    # A reader opens a file as immutable where no writer can be (read-only storage), or
+    # where one opened normally would leave side files (a WAL file with no log pending).
+    pending = wal and os.path.exists(f"{name}-wal")
+    immutable = _read_only_medium(name) or (wal and not pending)
+    uri = _uri(name, "rw") if write else _uri(name, "ro", immutable=immutable)
     try:
         connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=BUSY_TIMEOUT)
     except sqlite3.Error as exc:
@@ -436,8 +443,8 @@ def _truncation(name: str) -> InputError | None:
 
 @contextlib.contextmanager
 def _transaction(name: str, *, write: bool, create: bool, thorough: bool):
-    _check_file(name, create=create)
-    connection = _open(name, write=write)
+    wal = _check_file(name, create=create)
+    connection = _open(name, write=write, wal=wal)
     failure: sqlite3.Error | None = None
     try:
         _enter(name, connection, write=write, thorough=thorough or write)
