@@ -27,7 +27,7 @@ run: $(VENV)/.installed-run
 # Every test on every core, each file on one worker (a notebook's cells run in order).
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check buddy_eval/ledger buddy_eval/_coverage.py
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto --dist loadfile
 	$(MAKE) --no-print-directory docs
@@ -37,6 +37,7 @@ test: $(VENV)/.installed-dev
 # minute on two idle cores.
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -m "not slow" -n auto -p no:nbval -o addopts="-ra --strict-markers" tests
 
@@ -68,6 +69,7 @@ figures: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 format: $(VENV)/.installed-dev

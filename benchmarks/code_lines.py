@@ -62,8 +62,20 @@ LAYERS = {
     "__init__.py": "api",
     "__main__.py": "api",
 }
-ORDER = ["foundation", "read and load", "fast kernels", "score and decide", "paired",
-         "statistics", "views", "tasks", "ledger", "cli", "api", "other"]  # fmt: skip
+ORDER = [
+    "foundation",
+    "read and load",
+    "fast kernels",
+    "score and decide",
+    "paired",
+    "statistics",
+    "views",
+    "tasks",
+    "ledger",
+    "cli",
+    "api",
+    "other",
+]
 
 
 def code_lines(source: str) -> int:
@@ -74,12 +86,22 @@ def code_lines(source: str) -> int:
         body = getattr(node, "body", None)
         if isinstance(body, list) and body:
             first = body[0]
-            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)):  # fmt: skip
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 docstrings.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
     lines: set[int] = set()
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-            tokenize.ENDMARKER, tokenize.ENCODING}  # fmt: skip
+    skip = {
+        tokenize.COMMENT,
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENDMARKER,
+        tokenize.ENCODING,
+    }
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type not in skip:
             lines.update(range(token.start[0], token.end[0] + 1))
@@ -99,20 +121,26 @@ def layer_of(path: str) -> str:
 def _sources(rev: str | None) -> dict[str, str]:
     if rev is None:
         package = ROOT / "buddy_eval"
-        return {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8")
-                for p in sorted(package.rglob("*.py"))}  # fmt: skip
+        return {
+            p.relative_to(package).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(package.rglob("*.py"))
+        }
     names = subprocess.run(
         ["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "buddy_eval/"],
-        check=True, capture_output=True, text=True,
-    ).stdout.split()  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     return {
         name.removeprefix("buddy_eval/"): subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{rev}:{name}"],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
         for name in names
         if name.endswith(".py")
-    }  # fmt: skip
+    }
 
 
 def count(rev: str | None = None) -> Counter[str]:
@@ -130,8 +158,11 @@ def main(argv: list[str] | None = None) -> None:
     revs = args.rev or [None]
     counts = [count(rev) for rev in revs]
     heads = [rev or "working tree" for rev in revs]
-    print(f"{'layer':<18}" + "".join(f"{h:>16}" for h in heads)
-          + (f"{'change':>10}" if len(revs) == 2 else ""))  # fmt: skip
+    print(
+        f"{'layer':<18}"
+        + "".join(f"{h:>16}" for h in heads)
+        + (f"{'change':>10}" if len(revs) == 2 else "")
+    )
     for layer in [*ORDER, "total"]:
         row = [sum(c.values()) if layer == "total" else c[layer] for c in counts]
         if not any(row):

@@ -25,14 +25,26 @@ RECORDS, TASKS, REPEATS = 100_000, 50_000, 5
 
 def _inputs() -> tuple[list, list]:
     records = [
-        {"task_id": f"t{i}", "golden_id": f"g{i}", "status": "completed", "model": "m",
-         "result_text": "ok é", "total_tokens": 5, "usd_micros": 3, "unpriced_tokens": 0}
+        {
+            "task_id": f"t{i}",
+            "golden_id": f"g{i}",
+            "status": "completed",
+            "model": "m",
+            "result_text": "ok é",
+            "total_tokens": 5,
+            "usd_micros": 3,
+            "unpriced_tokens": 0,
+        }
         for i in range(RECORDS)
-    ]  # fmt: skip
-    checks = [{"type": "contains", "value": "x"}, {"type": "max_cost_usd", "value": 0.02},
-              {"type": "status_completed"}]  # fmt: skip
-    golden = [{"id": f"g{i}", "prompt": "p", "tier": "basic", "checks": checks}
-              for i in range(TASKS)]  # fmt: skip
+    ]
+    checks = [
+        {"type": "contains", "value": "x"},
+        {"type": "max_cost_usd", "value": 0.02},
+        {"type": "status_completed"},
+    ]
+    golden = [
+        {"id": f"g{i}", "prompt": "p", "tier": "basic", "checks": checks} for i in range(TASKS)
+    ]
     return records, golden
 
 
@@ -55,13 +67,19 @@ def measure() -> dict[str, float]:
 
 def _at(rev: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "buddy_eval"],
-                                 check=True, capture_output=True).stdout  # fmt: skip
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", rev, "buddy_eval"], check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
         code = "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]);"
         code += "from benchmarks.tasks_input import measure; print(json.dumps(measure()))"
-        out = subprocess.run([sys.executable, "-c", code, folder, str(ROOT)], check=True,
-                             capture_output=True, text=True, cwd=folder).stdout  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-c", code, folder, str(ROOT)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=folder,
+        ).stdout
     return json.loads(out)
 
 

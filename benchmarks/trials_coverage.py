@@ -83,8 +83,17 @@ def _trial_counts(rng, k: int, shape) -> np.ndarray:
     return np.where(full, k, rng.integers(1, k + 1, shape))
 
 
-def draw(rng, name: str, m: int, k: int, reps: int, *, shift: float = 0.0, keep: float = 0.7,
-         unequal: bool = True):  # fmt: skip
+def draw(
+    rng,
+    name: str,
+    m: int,
+    k: int,
+    reps: int,
+    *,
+    shift: float = 0.0,
+    keep: float = 0.7,
+    unequal: bool = True,
+):
     """Per replicate and item: trials and passes of both versions (arrays of shape (reps, m)).
 
     ``shift``: the candidate's probabilities are the baseline's times ``1 + shift /
@@ -114,10 +123,15 @@ def intervals(nb, kb, nc, kc, confidence: float, compare: bool = True):
     reps, m = nb.shape
     x, y = kb / nb, kc / nc
     sums = {
-        "x": x.sum(1), "y": y.sum(1), "yy": (y * y).sum(1), "xy": (x * y).sum(1),
-        "min": np.minimum(x, y).sum(1), "dd": ((y - x) ** 2).sum(1),
-        "nb": nb.sum(1), "nc": nc.sum(1),
-    }  # fmt: skip
+        "x": x.sum(1),
+        "y": y.sum(1),
+        "yy": (y * y).sum(1),
+        "xy": (x * y).sum(1),
+        "min": np.minimum(x, y).sum(1),
+        "dd": ((y - x) ** 2).sum(1),
+        "nb": nb.sum(1),
+        "nc": nc.sum(1),
+    }
     out = {key: np.empty((reps, 2)) for key in ("rate", "diff", "rate_old", "diff_old")}
     from buddy_eval.stats._checks import _z
 
@@ -168,8 +182,9 @@ def coverage_table(reps: int, seed: int) -> list[dict]:
     return rows
 
 
-def release_rate(rng, name, m, k, reps, margin, shift, keep=0.7, unequal=True,
-                 compare=True) -> dict:  # fmt: skip
+def release_rate(
+    rng, name, m, k, reps, margin, shift, keep=0.7, unequal=True, compare=True
+) -> dict:
     """Share of datasets whose one-sided 95% lower bound is above -margin, per method."""
     drawn = draw(rng, name, m, k, reps, shift=shift, keep=keep, unequal=unequal)
     cis = intervals(*drawn, 0.90, compare)
@@ -195,8 +210,9 @@ def power_table(reps: int, seed: int) -> list[dict]:
     for name, m, margin in (("mixed", 1000, 0.02), ("mixed", 400, 0.05), ("beta22", 400, 0.05)):
         for k in (1, 2, 5, 10):
             equal = name == "beta22"
-            rates = release_rate(rng, name, m, k, reps, margin, 0.0, keep=1.0 if equal else 0.7,
-                                 unequal=not equal)  # fmt: skip
+            rates = release_rate(
+                rng, name, m, k, reps, margin, 0.0, keep=1.0 if equal else 0.7, unequal=not equal
+            )
             rows.append({"population": name, "m": m, "k": k, "margin": margin, **rates})
     return rows
 
@@ -206,8 +222,11 @@ def _print(title: str, rows: list[dict], keys: list[str]) -> None:
     head = [key for key in rows[0] if key not in keys] + keys
     print("  ".join(f"{h:>10}" for h in head))
     for row in rows:
-        print("  ".join(f"{row[h]:>10.3f}" if isinstance(row[h], float) else f"{row[h]:>10}"
-                        for h in head))  # fmt: skip
+        print(
+            "  ".join(
+                f"{row[h]:>10.3f}" if isinstance(row[h], float) else f"{row[h]:>10}" for h in head
+            )
+        )
     print()
 
 
@@ -224,8 +243,11 @@ def main(argv=None) -> None:
     title = "Coverage of the 95% intervals (candidate rate; difference)"
     _print(title, coverage_table(reps, args.seed), keys)
     keys = ["diff", "diff_old", "diff_item"]
-    _print("Non-inferiority type-I error at a true difference of -margin (one-sided 5%)",
-           type1_table(reps, args.seed), keys)  # fmt: skip
+    _print(
+        "Non-inferiority type-I error at a true difference of -margin (one-sided 5%)",
+        type1_table(reps, args.seed),
+        keys,
+    )
     _print("Power: RELEASE rate with equal versions", power_table(reps, args.seed), keys)
     print(f"({time.perf_counter() - start:.0f} s)")
 

@@ -77,7 +77,7 @@ def coverage_record(evaluation) -> dict | None:
         "baseline_source": scope.source,
         "not_compared": {
             reason: list(scope.not_compared.get(reason, ())) for reason in NOT_COMPARED_REASONS
-        },  # fmt: skip
+        },
         "hint": scope.hint,
         "versions": {
             label: {

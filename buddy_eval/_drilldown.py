@@ -59,9 +59,7 @@ def _selected_items(evaluation, item_id) -> np.ndarray | None:
     return np.array([position[i] for i in wanted], dtype=np.int64)
 
 
-def _why(
-    is_answer: bool, refused: bool, missed: list[str], cited_ok: bool, cited, required
-) -> str:
+def _why(is_answer: bool, refused: bool, missed: list[str], cited_ok: bool, cited, required) -> str:
     """In words, why one trial fails the checks of its item; empty when it passes."""
     if not is_answer:
         return "" if refused else "answered a REFUSE item"
@@ -143,8 +141,14 @@ def trial_answers(
     violation = scored["violations"]
     cited = results.cited.take(pa.array(rows, pa.int64())).to_pylist()
     required = golden.required_source.take(item).to_pylist() if len(rows) else []
-    checks = (is_answer.tolist(), scored["refused"].tolist(), scored["missed"],
-              scored["citation"].tolist(), [c or "nothing" for c in cited], required)  # fmt: skip
+    checks = (
+        is_answer.tolist(),
+        scored["refused"].tolist(),
+        scored["missed"],
+        scored["citation"].tolist(),
+        [c or "nothing" for c in cited],
+        required,
+    )
     texts = {
         "item_id": golden.item_id.take(item).to_pylist(),
         "why": [_why(*one) for one in zip(*checks, strict=True)],

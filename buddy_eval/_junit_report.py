@@ -106,8 +106,9 @@ def _item_cases(evaluation: Evaluation) -> list[ElementTree.Element]:
     not_compared = set(evaluation.not_compared_ids())
     golden = evaluation.data.golden
     cases = []
-    for item, item_type in zip(golden["item_id"].tolist(), golden["item_type"].tolist(),
-                               strict=True):  # fmt: skip
+    for item, item_type in zip(
+        golden["item_id"].tolist(), golden["item_type"].tolist(), strict=True
+    ):
         case = _case(f"buddy-eval.items.{item_type}", item)
         if item in failing:
             problems = [f"regressed in {m}" for m, ids in regressed.items() if item in ids]

@@ -199,8 +199,11 @@ def _spaced_keyword_hints(
     rows = np.flatnonzero(np.isin(codes.item, items))
     answers = results.answer.take(rows).to_pylist()
     phrase = dict(
-        zip(items.tolist(), pc.list_element(golden.keywords.take(pa.array(items)), 0).to_pylist(),
-            strict=True)
+        zip(
+            items.tolist(),
+            pc.list_element(golden.keywords.take(pa.array(items)), 0).to_pylist(),
+            strict=True,
+        )
     )
     hinted: dict[int, str] = {}
     for item, answer in zip(codes.item[rows].tolist(), answers, strict=True):

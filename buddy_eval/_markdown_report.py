@@ -97,8 +97,9 @@ def markdown_report(evaluation: Evaluation) -> str:
     printed = [evaluation.values(label) for label in labels]
     exact = [evaluation.compared_counts.parts(label) for label in labels]
     for m in paired.metrics:
-        pair = format_rate_pair(printed[0][m.metric], printed[1][m.metric],
-                                (exact[0][m.metric], exact[1][m.metric]))  # fmt: skip
+        pair = format_rate_pair(
+            printed[0][m.metric], printed[1][m.metric], (exact[0][m.metric], exact[1][m.metric])
+        )
         threshold = format_rate(getattr(evaluation.thresholds, m.metric))
         rates.append([m.metric, *pair, threshold, decision.status(m.metric, m.measured)])
     violations = [str(bound.violations) for bound in paired.violations]

@@ -239,8 +239,14 @@ def render_report(
                 execution_timeout=CELL_TIMEOUT,
                 kernel_manager_class=_quiet_kernel_manager(),
             )
-        except (papermill.PapermillExecutionError, CellTimeoutError, DeadKernelError, NoSuchKernel,
-                RuntimeError, OSError) as exc:  # fmt: skip
+        except (
+            papermill.PapermillExecutionError,
+            CellTimeoutError,
+            DeadKernelError,
+            NoSuchKernel,
+            RuntimeError,
+            OSError,
+        ) as exc:
             if isinstance(exc, papermill.PapermillExecutionError):
                 failed = f"failed in cell {exc.exec_count}: {exc.ename}: {_one_line(exc.evalue)}"
             else:  # the kernel did not start, died, or a cell ran past CELL_TIMEOUT
@@ -280,8 +286,7 @@ def read_notebook(path: Path):
     data = read_input_bytes(path, "the notebook")
     if len(data) > MAX_NOTEBOOK_BYTES:
         raise InputError(
-            f"is not a notebook this report runs: {len(data)} bytes, at most "
-            f"{MAX_NOTEBOOK_BYTES}",
+            f"is not a notebook this report runs: {len(data)} bytes, at most {MAX_NOTEBOOK_BYTES}",
             source=name,
         )
     try:

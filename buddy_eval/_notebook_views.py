@@ -251,16 +251,23 @@ def trial_summary(evaluation) -> pd.DataFrame:
     import pandas as pd
 
     dtypes: dict[str, Any] = {
-        "metric": pd.CategoricalDtype(list(RATE_METRICS)), "version": "str", "items": "int64",
-        "trials": "int64", "k": "Int64", "pass_at_k": "Float64", "pass_hat_k": "Float64",
-        "within_item_share": "Float64", "flaky": "int64",
-    }  # fmt: skip
+        "metric": pd.CategoricalDtype(list(RATE_METRICS)),
+        "version": "str",
+        "items": "int64",
+        "trials": "int64",
+        "k": "Int64",
+        "pass_at_k": "Float64",
+        "pass_hat_k": "Float64",
+        "within_item_share": "Float64",
+        "flaky": "int64",
+    }
     rows = []
     for m in evaluation.paired.metrics:
         for v in (m.trials.baseline, m.trials.candidate) if m.trials is not None else ():
             shares = [_float(v.pass_at_k), _float(v.pass_hat_k), v.within_share]
-            rows.append([m.metric, v.version, v.items, v.trials, v.k, *shares,
-                         len(m.trials.flaky_ids)])  # fmt: skip
+            rows.append(
+                [m.metric, v.version, v.items, v.trials, v.k, *shares, len(m.trials.flaky_ids)]
+            )
     return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
 
@@ -333,8 +340,15 @@ def metrics_table(evaluation) -> pd.DataFrame:
     # violations: REFUSE items answered, over the refusal metric's items; a count, no rate
     refusal, (vb, vc) = paired["refusal"], paired.violations
     base_n, _, cand_n, _ = trials["refusal"]
-    counts = [vb.violations, vc.violations, refusal.baseline.items, refusal.baseline.missing,
-              refusal.candidate.missing, base_n, cand_n]  # fmt: skip
+    counts = [
+        vb.violations,
+        vc.violations,
+        refusal.baseline.items,
+        refusal.baseline.missing,
+        refusal.candidate.missing,
+        base_n,
+        cand_n,
+    ]
     rows.append([*counts, None, None, None, decision.status("violations")])
     dtypes = {**dict.fromkeys(_COUNT_COLUMNS, "int64"), **dict.fromkeys(_RATE_COLUMNS, "Float64")}
     index = pd.Index(list(METRICS), name="metric")
@@ -342,9 +356,13 @@ def metrics_table(evaluation) -> pd.DataFrame:
     table = table.astype({**dtypes, "status": "str"})
     exact = {m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics}
     thresholds = {m: evaluation.thresholds[m] for m in RATE_METRICS}
-    table.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate,
-                   "trials": evaluation.has_trials, "exact": exact,
-                   "exact_thresholds": thresholds}  # fmt: skip
+    table.attrs = {
+        "baseline": evaluation.baseline,
+        "candidate": evaluation.candidate,
+        "trials": evaluation.has_trials,
+        "exact": exact,
+        "exact_thresholds": thresholds,
+    }
     return table
 
 
@@ -588,8 +606,11 @@ def source_table(evaluation) -> pd.DataFrame:
     sides = ("baseline_", "candidate_", "")
     rates_columns = [f"{s}{m}" if s else f"{m}_change" for m in _SOURCE_METRICS for s in sides]
     counts = ["items", "baseline_missing", "candidate_missing"]
-    dtypes = {"required_source": "str", **dict.fromkeys(counts, "int64"),
-              **dict.fromkeys(rates_columns, "Float64")}  # fmt: skip
+    dtypes = {
+        "required_source": "str",
+        **dict.fromkeys(counts, "int64"),
+        **dict.fromkeys(rates_columns, "Float64"),
+    }
     out = pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
     out.attrs = {"baseline": evaluation.baseline, "candidate": evaluation.candidate, "exact": exact}
     return out
@@ -751,11 +772,16 @@ def format_trial_summary(evaluation) -> pd.DataFrame:
 
     frame = trial_summary(evaluation)
     shown: dict[str, Callable[[Any], str]] = {  # display name: how a value of each column reads
-        "metric": str, "version": str, "items": str, "trials": str, "k": str,
-        "pass@k": format_rate, "pass^k": format_rate,
+        "metric": str,
+        "version": str,
+        "items": str,
+        "trials": str,
+        "k": str,
+        "pass@k": format_rate,
+        "pass^k": format_rate,
         "variance within items": lambda share: f"{format_percent(share)}%",
         "flaky items": str,
-    }  # fmt: skip
+    }
     cells = {
         name: ["-" if pd.isna(v) else how(v) for v in frame[column]]
         for (name, how), column in zip(shown.items(), frame.columns, strict=True)

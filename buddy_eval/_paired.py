@@ -672,10 +672,11 @@ def compare_versions(
 
     labels = (baseline, candidate)
     metrics = [
-        _compare_metric(c, item_ids, (baseline_values[c.metric], candidate_values[c.metric]),
-                        labels, settings)
+        _compare_metric(
+            c, item_ids, (baseline_values[c.metric], candidate_values[c.metric]), labels, settings
+        )
         for c in changes
-    ]  # fmt: skip
+    ]
     adjusted = holm([m.p_value for m in metrics])
     metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
     base_bound, cand_bound = (

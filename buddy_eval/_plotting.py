@@ -527,12 +527,26 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
         else:
             low, high = row["diff_ci_low"], row["diff_ci_high"]
             if not (pd.isna(low) or pd.isna(high)):
-                ax.plot([float(low), float(high)], [y, y], color=color, linewidth=2.5,
-                        solid_capstyle="butt", gid=f"interval/{metric}")  # fmt: skip
+                ax.plot(
+                    [float(low), float(high)],
+                    [y, y],
+                    color=color,
+                    linewidth=2.5,
+                    solid_capstyle="butt",
+                    gid=f"interval/{metric}",
+                )
             label = None if ready in labelled else ("ready for decision" if ready else "not ready")
             face = color if ready else "white"
-            ax.plot([float(row["diff"])], [y], "o", markersize=7, color=color,
-                    markerfacecolor=face, label=label, gid=f"diff/{metric}")  # fmt: skip
+            ax.plot(
+                [float(row["diff"])],
+                [y],
+                "o",
+                markersize=7,
+                color=color,
+                markerfacecolor=face,
+                label=label,
+                gid=f"diff/{metric}",
+            )
             labelled.add(ready)
         note = "" if pd.isna(row["note"]) else str(row["note"])
         if note:

@@ -216,9 +216,7 @@ def _score_trials(
         trials += np.bincount(cells, minlength=n_cells)
         for metric, flag in flags.items():
             passes[metric] += np.bincount(cells[flag], minlength=n_cells)
-        every = np.where(
-            row_answer, flags["correctness"] & flags["citation"], flags["refusal"]
-        )
+        every = np.where(row_answer, flags["correctness"] & flags["citation"], flags["refusal"])
         passes_all += np.bincount(cells[every], minlength=n_cells)
         del flags, every
 

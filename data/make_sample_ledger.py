@@ -46,8 +46,11 @@ def _sections() -> tuple[list[str], dict[str, dict[str, str]]]:
 
 
 def _text(head: list[str], versions: dict[str, dict[str, str]]) -> str:
-    body = [f"{label} {item_id} {rest}" for label, lines in versions.items()
-            for item_id, rest in lines.items()]  # fmt: skip
+    body = [
+        f"{label} {item_id} {rest}"
+        for label, lines in versions.items()
+        for item_id, rest in lines.items()
+    ]
     return "\n".join([*head, "RESULTS", *body]) + "\n"
 
 
@@ -66,8 +69,12 @@ def build(path: str | os.PathLike[str]) -> Path:
     regressed = set(changes.loc[changes["change"] == "regressed", "item_id"])
     missing = set(changes.loc[changes["change"] == "missing", "item_id"])
     items = ev.compared_items()
-    violations = set(items.loc[(items["version"] == "NEW") & (items["violation"] == True),  # noqa: E712
-                               "item_id"])  # fmt: skip
+    violations = set(
+        items.loc[
+            (items["version"] == "NEW") & (items["violation"] == True),  # noqa: E712
+            "item_id",
+        ]
+    )
     v3 = {i: old[i] if i in regressed | missing else new.get(i, old[i]) for i in old}
     for item_id in violations:
         v3[item_id] = f"- {REFUSAL}"
@@ -87,13 +94,22 @@ def build(path: str | os.PathLike[str]) -> Path:
 
     folder = path.parent
     steps = [
-        ("v1-v2.txt", _text(head, {"v1": old, "v2": new}), ["--baseline", "v1", "--candidate",
-                                                             "v2", "--date", "2026-01-04"]),
-        ("v2-v3.txt", _text(head, {"v2": new, "v3": v3}), ["--baseline", "v2", "--candidate",
-                                                            "v3", "--date", "2026-01-18"]),
-        ("v3-v4.txt", _text(head, {"v3": v3, "v4": v4}), ["--baseline", "v3", "--candidate",
-                                                           "v4", "--date", "2026-02-01"]),
-    ]  # fmt: skip
+        (
+            "v1-v2.txt",
+            _text(head, {"v1": old, "v2": new}),
+            ["--baseline", "v1", "--candidate", "v2", "--date", "2026-01-04"],
+        ),
+        (
+            "v2-v3.txt",
+            _text(head, {"v2": new, "v3": v3}),
+            ["--baseline", "v2", "--candidate", "v3", "--date", "2026-01-18"],
+        ),
+        (
+            "v3-v4.txt",
+            _text(head, {"v3": v3, "v4": v4}),
+            ["--baseline", "v3", "--candidate", "v4", "--date", "2026-02-01"],
+        ),
+    ]
     releases = [  # (after which step, arguments)
         (0, ["v1", "--date", "2026-01-05", "--note", "live before the ledger"]),
         (1, ["v3", "--date", "2026-01-19"]),
@@ -112,12 +128,27 @@ def build(path: str | os.PathLike[str]) -> Path:
     source = folder / "v5.txt"
     source.write_text(_text(grown, {"v5": v5}), encoding="utf-8")
     try:
-        _run(main, [str(source), "--ledger", str(path), "--baseline", "live", "--candidate",
-                    "v5", "--date", "2026-02-15", "--by", BY])  # fmt: skip
+        _run(
+            main,
+            [
+                str(source),
+                "--ledger",
+                str(path),
+                "--baseline",
+                "live",
+                "--candidate",
+                "v5",
+                "--date",
+                "2026-02-15",
+                "--by",
+                BY,
+            ],
+        )
     finally:
         source.unlink()
-    _run(main, ["ledger", "release", "v5", "--date", "2026-02-16", "--ledger", str(path),
-                "--by", BY])
+    _run(
+        main, ["ledger", "release", "v5", "--date", "2026-02-16", "--ledger", str(path), "--by", BY]
+    )
     return path
 
 

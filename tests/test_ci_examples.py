@@ -22,8 +22,9 @@ def _shell(lines: list[str], cwd: Path, env: dict) -> list[subprocess.CompletedP
     for line in lines:
         if line.startswith("pip install"):
             continue  # the test environment has the package installed already
-        done.append(subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True,
-                                   timeout=900))  # fmt: skip
+        done.append(
+            subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True, timeout=900)
+        )
     return done
 
 

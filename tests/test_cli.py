@@ -122,8 +122,7 @@ def test_usage_errors_exit_2_with_one_line():
     proc = run_cli()
     assert proc.returncode == 2 and proc.stdout == b""
     assert proc.stderr == (
-        b"buddy-eval: error: the following arguments are required: INPUT; "
-        b"see 'buddy-eval --help'\n"
+        b"buddy-eval: error: the following arguments are required: INPUT; see 'buddy-eval --help'\n"
     )
 
 
@@ -193,8 +192,10 @@ def test_version_prints_the_package_version():
 
     proc = run_cli("--version")
     assert (proc.returncode, proc.stdout.decode(), proc.stderr) == (
-        0, f"buddy-eval {be.__version__}\n", b""
-    )  # fmt: skip
+        0,
+        f"buddy-eval {be.__version__}\n",
+        b"",
+    )
 
 
 def test_tasks_takes_min_paired_as_the_gate_does():
@@ -202,8 +203,14 @@ def test_tasks_takes_min_paired_as_the_gate_does():
 
     from tests.conftest import DATA, run_cli
 
-    files = ["--golden", DATA / "golden-tasks.example.json", "--run-a",
-             DATA / "run-a.example.json", "--run-b", DATA / "run-b.example.json"]  # fmt: skip
+    files = [
+        "--golden",
+        DATA / "golden-tasks.example.json",
+        "--run-a",
+        DATA / "run-a.example.json",
+        "--run-b",
+        DATA / "run-b.example.json",
+    ]
     default = json.loads(run_cli("tasks", *files, "--format", "json").stdout)
     lowered = json.loads(run_cli("tasks", *files, "--format", "json", "--min-paired", "1").stdout)
     assert json.dumps(default, sort_keys=True) != json.dumps(lowered, sort_keys=True)

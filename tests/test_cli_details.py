@@ -93,8 +93,13 @@ def test_json_holds_every_listed_field():
     assert report["versions"]["OLD"]["correctness"]["exact"] == "27/32"
     checks = report["decision"].pop("checks")
     assert [check["kind"] for check in checks] == [
-        "threshold", "threshold", "threshold", "violations",
-        "regression", "regression", "regression",
+        "threshold",
+        "threshold",
+        "threshold",
+        "violations",
+        "regression",
+        "regression",
+        "regression",
     ]
     assert [check["reason"] for check in checks if check["blocks"]] == report["decision"]["reasons"]
     assert report["decision"] == {

@@ -208,15 +208,30 @@ def test_every_subcommand_takes_format_json(tmp_path):
 
     from tests.test_tasks_support import EXAMPLE
 
-    gate = subprocess.run([*COMMAND, str(SAMPLE), "--format", "json"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)  # fmt: skip
+    gate = subprocess.run(
+        [*COMMAND, str(SAMPLE), "--format", "json"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert json.loads(gate.stdout)["decision"]["release"] is False
-    tasks = [*COMMAND, "tasks", "--golden", str(EXAMPLE["golden"]), "--run-a", str(EXAMPLE["a"]),
-             "--run-b", str(EXAMPLE["b"])]  # fmt: skip
-    as_format = subprocess.run([*tasks, "--format", "json"], capture_output=True, text=True,
-                               cwd=ROOT, timeout=120)  # fmt: skip
-    as_alias = subprocess.run([*tasks, "--json"], capture_output=True, text=True, cwd=ROOT,
-                              timeout=120)  # fmt: skip
+    tasks = [
+        *COMMAND,
+        "tasks",
+        "--golden",
+        str(EXAMPLE["golden"]),
+        "--run-a",
+        str(EXAMPLE["a"]),
+        "--run-b",
+        str(EXAMPLE["b"]),
+    ]
+    as_format = subprocess.run(
+        [*tasks, "--format", "json"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    as_alias = subprocess.run(
+        [*tasks, "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert as_format.stdout == as_alias.stdout and json.loads(as_format.stdout)["paired"]
     out = tmp_path / "r.html"
     command = [*COMMAND, "notebook", "data/example.txt", "-o", str(out), "--format", "json"]

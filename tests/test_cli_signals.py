@@ -165,8 +165,9 @@ def test_importing_the_entry_point_loads_neither_pandas_nor_pyarrow():
         "heavy = ('pandas', 'pyarrow', 'numpy', 'matplotlib', 'scipy')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "[]"
 

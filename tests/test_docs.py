@@ -45,9 +45,21 @@ def test_every_page_is_in_the_table_of_contents():
 def test_the_site_builds_offline_without_warnings(tmp_path):
     out = tmp_path / "html"
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q",
-         str(DOCS), str(out)],
-        capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-b",
+            "html",
+            "-q",
+            str(DOCS),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     api = (out / "api.html").read_text(encoding="utf-8")

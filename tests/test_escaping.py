@@ -75,12 +75,19 @@ RAW = ("\u202e", "\u009b", "\u0085", "\u2028", "\x0b", "\x0c")
 
 def _record_labels(ledger, labels: list[str]) -> None:
     """Each label evaluated against the one before it and recorded, in order."""
-    golden = pd.DataFrame({"item_id": ["q1"], "item_type": ["ANSWER"], "required_source": ["L1"],
-                           "keywords": ["a"]})  # fmt: skip
+    golden = pd.DataFrame(
+        {"item_id": ["q1"], "item_type": ["ANSWER"], "required_source": ["L1"], "keywords": ["a"]}
+    )
     for before, label in zip(labels, labels[1:], strict=False):
-        results = pd.DataFrame({"version": [before, label], "item_id": ["q1", "q1"],
-                                "cited": ["L1", "L1"], "refused": ["N", "N"],
-                                "answer": ["a", "a"]})  # fmt: skip
+        results = pd.DataFrame(
+            {
+                "version": [before, label],
+                "item_id": ["q1", "q1"],
+                "cited": ["L1", "L1"],
+                "refused": ["N", "N"],
+                "answer": ["a", "a"],
+            }
+        )
         data = be.from_frames(golden, results, [0.5, 0.5, 0.5])
         be.record(be.evaluate(data, before, label), ledger)
 
@@ -108,8 +115,10 @@ def test_the_markdown_history_keeps_every_label_distinct(tmp_path):
     markdown = done.stdout.decode()
     assert not any(char in markdown for char in RAW)
     rendered = MarkdownIt("commonmark").enable("table").render(markdown)
-    cells = {f"<td>v{shown}x</td>" for shown in ("\\u202e", "\\x9b", "\\x85", "\\u2028",
-                                                 "\\x0b", "\\x0c")}  # fmt: skip
+    cells = {
+        f"<td>v{shown}x</td>"
+        for shown in ("\\u202e", "\\x9b", "\\x85", "\\u2028", "\\x0b", "\\x0c")
+    }
     assert all(cell in rendered for cell in cells), rendered
 
 
@@ -120,8 +129,19 @@ def _junit(path):
 
 def test_the_tasks_junit_report_escapes_the_suite_name_like_the_root(tmp_path):
     report = tmp_path / "r.xml"
-    done = run_cli("tasks", "--golden", EXAMPLE["golden"], "--run-a", EXAMPLE["a"],
-                   "--run-b", EXAMPLE["b"], "--label-b", "B\ufffe", "--junit", report)  # fmt: skip
+    done = run_cli(
+        "tasks",
+        "--golden",
+        EXAMPLE["golden"],
+        "--run-a",
+        EXAMPLE["a"],
+        "--run-b",
+        EXAMPLE["b"],
+        "--label-b",
+        "B\ufffe",
+        "--junit",
+        report,
+    )
     assert done.returncode == 0, done.stderr
     root, suites = _junit(report)
     assert root.get("name") == "buddy-eval tasks B\\ufffe"
@@ -132,13 +152,25 @@ def test_the_tasks_junit_report_escapes_the_suite_name_like_the_root(tmp_path):
 
 def test_the_gate_escapes_labels_in_text_markdown_and_junit(tmp_path):
     label = "N\u202e\u009bY\ufffe"
-    text = ("THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nq2 REFUSE - -\nRESULTS\n"
-            f"O q1 L1 N a\nO q2 - Y no\n{label} q1 L1 N b\n{label} q2 - N sure\n")  # fmt: skip
+    text = (
+        "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nq2 REFUSE - -\nRESULTS\n"
+        f"O q1 L1 N a\nO q2 - Y no\n{label} q1 L1 N b\n{label} q2 - N sure\n"
+    )
     source = tmp_path / "in.txt"
     source.write_text(text, encoding="utf-8")
     md, xml = tmp_path / "s.md", tmp_path / "r.xml"
-    done = run_cli(source, "--baseline", "O", "--candidate", label, "--details",
-                   "--markdown", md, "--junit", xml)  # fmt: skip
+    done = run_cli(
+        source,
+        "--baseline",
+        "O",
+        "--candidate",
+        label,
+        "--details",
+        "--markdown",
+        md,
+        "--junit",
+        xml,
+    )
     assert done.returncode == 1, done.stderr
     out = done.stdout.decode()
     shown = "N\\u202e\\x9bY\\ufffe"
@@ -165,6 +197,7 @@ def test_the_python_api_keeps_labels_as_given():
         "t = 'THRESHOLDS 0 0 0\\nq1 ANSWER L1 a\\nRESULTS\\nO q1 L1 N a\\nN\\u202e q1 L1 N a\\n'\n"
         "print(ascii(be.evaluate(t, 'O', 'N\\u202e').report().splitlines()[1][:3]))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert done.stdout.strip() == "'N\\u202e:'"

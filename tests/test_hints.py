@@ -13,6 +13,7 @@ def run_cli(path, *args):
     """Run the command line in the input's folder, so messages name the file only."""
     return run_anywhere(path.name, *args, cwd=path.parent)
 
+
 HEADER = "THRESHOLDS 0.5 0.5 0.5\n"
 
 
@@ -70,8 +71,7 @@ def test_an_unknown_label_suggests_the_closest_one(label, hint):
     with pytest.raises(InputError) as caught:
         evaluate(data, "OLD", label)
     assert caught.value.message == (
-        f"no result lines for the candidate version {label!r} "
-        f"(versions found: 'OLD', 'NEW'){hint}"
+        f"no result lines for the candidate version {label!r} (versions found: 'OLD', 'NEW'){hint}"
     )
 
 
@@ -138,8 +138,16 @@ def test_a_ledger_given_as_the_input_says_what_to_run_instead(tmp_path):
 
 def test_a_ledger_given_as_golden_tasks_gets_the_same_hint(tmp_path):
     _ledger(tmp_path)
-    done = run_anywhere("tasks", "--golden", "release.ledger", "--run-a", "release.ledger",
-                        "--run-b", "release.ledger", cwd=tmp_path)  # fmt: skip
+    done = run_anywhere(
+        "tasks",
+        "--golden",
+        "release.ledger",
+        "--run-a",
+        "release.ledger",
+        "--run-b",
+        "release.ledger",
+        cwd=tmp_path,
+    )
     assert done.returncode == 2
     assert done.stderr.decode().startswith(
         "buddy-eval: error: release.ledger: is a buddy_eval release ledger (an SQLite file), "
@@ -169,8 +177,11 @@ def test_the_ledger_marker_is_the_one_the_ledger_writes():
 
 
 def test_baseline_live_without_a_ledger_asks_for_one(write):
-    done = run_cli(write(HEADER + "q1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"),
-                   "--baseline", "live")  # fmt: skip
+    done = run_cli(
+        write(HEADER + "q1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"),
+        "--baseline",
+        "live",
+    )
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode() == (
         "buddy-eval: error: --baseline live reads the live version (the one released last) "

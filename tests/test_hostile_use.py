@@ -445,14 +445,23 @@ def test_temporary_names_are_never_longer_than_the_final_one(tmp_path, monkeypat
 )
 @pytest.mark.parametrize(
     ("where", "field"),
-    [("run", "total_tokens"), ("run", "usd_micros"), ("run", "unpriced_tokens"),
-     ("run", "status"), ("golden", "max_tokens"), ("golden", "max_cost_usd"),
-     ("golden", "tier"), ("check", "value")],
-)  # fmt: skip
+    [
+        ("run", "total_tokens"),
+        ("run", "usd_micros"),
+        ("run", "unpriced_tokens"),
+        ("run", "status"),
+        ("golden", "max_tokens"),
+        ("golden", "max_cost_usd"),
+        ("golden", "tier"),
+        ("check", "value"),
+    ],
+)
 @pytest.mark.slow
 def test_tasks_refuses_numbers_out_of_range_in_any_field(tmp_path, number, where, field):
-    golden = [task("t1", check("contains", "x"), check("max_tokens", 100)),
-              task("t2", check("status_completed"))]  # fmt: skip
+    golden = [
+        task("t1", check("contains", "x"), check("max_tokens", 100)),
+        task("t2", check("status_completed")),
+    ]
     a = [record("a1", "t1"), record("a2", "t2")]
     b = [record("b1", "t1"), record("b2", "t2")]
     if where == "run":
@@ -468,8 +477,9 @@ def test_tasks_refuses_numbers_out_of_range_in_any_field(tmp_path, number, where
     (tmp_path / "g.json").write_text(g_text)
     (tmp_path / "a.json").write_text(a_text)
     write_json(tmp_path / "b.json", b)
-    proc = run("tasks", "--golden", "g.json", "--run-a", "a.json", "--run-b", "b.json",
-               cwd=tmp_path)  # fmt: skip
+    proc = run(
+        "tasks", "--golden", "g.json", "--run-a", "a.json", "--run-b", "b.json", cwd=tmp_path
+    )
     assert proc.returncode == 2 and proc.stdout == b""
     line = one_error_line(proc.stderr)
     assert number in line or "more characters" in line
@@ -497,23 +507,44 @@ RESULTS = pd.DataFrame(
 @pytest.mark.parametrize(
     ("golden", "results", "message"),
     [
-        (pd.concat([GOLDEN, GOLDEN[["item_id"]]], axis=1), RESULTS,
-         "golden DataFrame: has the column 'item_id' more than once"),
-        (GOLDEN, pd.concat([RESULTS, RESULTS[["answer"]]], axis=1),
-         "results DataFrame: has the column 'answer' more than once"),
-        (GOLDEN.assign(keywords=[["a", ["b", "c"]], None]), RESULTS,
-         "row 1: keywords must be a flat list of strings, got the list ['b', 'c']"),
-        (GOLDEN.assign(keywords=[["a", {"b": 1}], None]), RESULTS,
-         "row 1: keywords must be a flat list of strings, got the dict"),
-        (GOLDEN.assign(keywords=[np.array([["a", "b"]]), None]), RESULTS,
-         "row 1: keywords must be a flat list of strings, got an array of shape (1, 2)"),
-        (GOLDEN.assign(item_id=[1, 2]), RESULTS.assign(item_id=[1.0, 2.0, 1.0, np.nan]),
-         "results DataFrame, row 1: column 'item_id' must hold text or whole numbers, got the "
-         "float 1.0"),
-        (GOLDEN.assign(item_id=[1.0, 2.0]), RESULTS.assign(item_id=[1, 2, 1, 2]),
-         "golden DataFrame, row 1: column 'item_id' must hold text or whole numbers"),
+        (
+            pd.concat([GOLDEN, GOLDEN[["item_id"]]], axis=1),
+            RESULTS,
+            "golden DataFrame: has the column 'item_id' more than once",
+        ),
+        (
+            GOLDEN,
+            pd.concat([RESULTS, RESULTS[["answer"]]], axis=1),
+            "results DataFrame: has the column 'answer' more than once",
+        ),
+        (
+            GOLDEN.assign(keywords=[["a", ["b", "c"]], None]),
+            RESULTS,
+            "row 1: keywords must be a flat list of strings, got the list ['b', 'c']",
+        ),
+        (
+            GOLDEN.assign(keywords=[["a", {"b": 1}], None]),
+            RESULTS,
+            "row 1: keywords must be a flat list of strings, got the dict",
+        ),
+        (
+            GOLDEN.assign(keywords=[np.array([["a", "b"]]), None]),
+            RESULTS,
+            "row 1: keywords must be a flat list of strings, got an array of shape (1, 2)",
+        ),
+        (
+            GOLDEN.assign(item_id=[1, 2]),
+            RESULTS.assign(item_id=[1.0, 2.0, 1.0, np.nan]),
+            "results DataFrame, row 1: column 'item_id' must hold text or whole numbers, got the "
+            "float 1.0",
+        ),
+        (
+            GOLDEN.assign(item_id=[1.0, 2.0]),
+            RESULTS.assign(item_id=[1, 2, 1, 2]),
+            "golden DataFrame, row 1: column 'item_id' must hold text or whole numbers",
+        ),
     ],
-)  # fmt: skip
+)
 def test_from_frames_refuses_what_would_silently_surprise(golden, results, message):
     golden_copy, results_copy = golden.copy(), results.copy()
     with pytest.raises(InputError) as raised:
@@ -524,8 +555,13 @@ def test_from_frames_refuses_what_would_silently_surprise(golden, results, messa
 
 
 def test_a_trial_column_given_twice_is_refused_with_trials_and_ignored_without():
-    trials = pd.concat([RESULTS.assign(trial=[1, 1, 1, 1]), RESULTS[["version"]]
-                        .rename(columns={"version": "trial"}).assign(trial=1)], axis=1)  # fmt: skip
+    trials = pd.concat(
+        [
+            RESULTS.assign(trial=[1, 1, 1, 1]),
+            RESULTS[["version"]].rename(columns={"version": "trial"}).assign(trial=1),
+        ],
+        axis=1,
+    )
     assert list(trials.columns).count("trial") == 2
     with pytest.raises(InputError) as raised:
         be.from_frames(GOLDEN, trials, (0.5, 0.5, 0.5), trials=True)

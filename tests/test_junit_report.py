@@ -116,7 +116,9 @@ def test_the_files_are_written_beside_the_verdict(tmp_path):
     done = run_cli(DATA / "sample_release.txt", "--markdown", summary, "--junit", junit)
     plain = run_cli(DATA / "sample_release.txt")
     assert (done.returncode, done.stdout, done.stderr) == (
-        plain.returncode, plain.stdout, plain.stderr
+        plain.returncode,
+        plain.stdout,
+        plain.stderr,
     )  # the files never change the output or the exit status
     ev = be.evaluate(be.load(DATA / "sample_release.txt"))
     from buddy_eval._markdown_report import markdown_report
@@ -147,9 +149,13 @@ def test_bad_output_paths_are_refused_before_any_work(tmp_path, target, message,
     (tmp_path / "dir").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "elsewhere.md")
     os.mkfifo(tmp_path / "fifo")
-    path = {"input": source, "dir": tmp_path / "dir", "link": tmp_path / "link",
-            "fifo": tmp_path / "fifo", "nodir/x.md": tmp_path / "nodir" / "x.md"}.get(
-        target, target)  # fmt: skip
+    path = {
+        "input": source,
+        "dir": tmp_path / "dir",
+        "link": tmp_path / "link",
+        "fifo": tmp_path / "fifo",
+        "nodir/x.md": tmp_path / "nodir" / "x.md",
+    }.get(target, target)
     before = source.read_bytes()
     done = run_cli(source, option, path)
     assert done.returncode == 2 and done.stdout == b""
@@ -160,11 +166,13 @@ def test_bad_output_paths_are_refused_before_any_work(tmp_path, target, message,
 
 
 def test_the_same_file_twice_is_refused(tmp_path):
-    done = run_cli(DATA / "sample_release.txt", "--markdown", tmp_path / "a", "--junit",
-                   tmp_path / "." / "a")  # fmt: skip
+    done = run_cli(
+        DATA / "sample_release.txt", "--markdown", tmp_path / "a", "--junit", tmp_path / "." / "a"
+    )
     assert done.returncode == 2
-    assert done.stderr.decode().endswith("--markdown and --junit name the same file; give each "
-                                         "its own\n")  # fmt: skip
+    assert done.stderr.decode().endswith(
+        "--markdown and --junit name the same file; give each its own\n"
+    )
 
 
 def test_a_file_that_cannot_be_written_could_not_finish_after_the_verdict(

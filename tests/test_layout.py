@@ -96,11 +96,17 @@ def test_vocabulary_imports_nothing_from_the_package():
 
 def test_subcommands_never_import_the_shell():
     graph = import_graph()
-    for module in ("buddy_eval._cli.gate", "buddy_eval._cli.tasks", "buddy_eval._cli.notebook",
-                   "buddy_eval._cli.ledger"):  # fmt: skip
+    for module in (
+        "buddy_eval._cli.gate",
+        "buddy_eval._cli.tasks",
+        "buddy_eval._cli.notebook",
+        "buddy_eval._cli.ledger",
+    ):
         assert "buddy_eval._cli" not in graph[module], module
     assert graph["buddy_eval._cli.output"] <= {
-        "buddy_eval._errors", "buddy_eval._escaping", "buddy_eval._vocabulary"
+        "buddy_eval._errors",
+        "buddy_eval._escaping",
+        "buddy_eval._vocabulary",
     }
 
 
@@ -143,8 +149,11 @@ PUBLIC_MODULES = {
 
 def test_every_module_but_the_public_ones_is_private_by_name():
     modules = set(import_graph())
-    public = {m for m in modules if not any(p.startswith("_") and not p.startswith("__")
-                                            for p in m.split("."))}  # fmt: skip
+    public = {
+        m
+        for m in modules
+        if not any(p.startswith("_") and not p.startswith("__") for p in m.split("."))
+    }
     assert public == PUBLIC_MODULES
 
 
@@ -170,8 +179,11 @@ def test_a_public_module_names_its_public_names_and_nothing_else(module):
 
 def test_notebooks_and_docs_use_only_the_public_api():
     root = PACKAGE.parent
-    for path in [*(root / "notebooks").glob("*.ipynb"), *(root / "docs").glob("*.md"),
-                 root / "README.md"]:  # fmt: skip
+    for path in [
+        *(root / "notebooks").glob("*.ipynb"),
+        *(root / "docs").glob("*.md"),
+        root / "README.md",
+    ]:
         text = path.read_text(encoding="utf-8")
         if path.name == "layout.md":
             continue  # the layout lists the private modules on purpose

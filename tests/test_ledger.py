@@ -43,19 +43,35 @@ def test_record_stores_the_evaluation_exactly(ledger):
         "verdict, reasons, date, note, buddy_eval_version, compared_items, not_compared "
         "FROM evaluations",
     )
-    assert evaluation == ("1/2", "1/2", "1/2", "exact", None, "RELEASE", "[]", "2026-03-01",
-                          "first", be.__version__, 4, "[]")  # fmt: skip
+    assert evaluation == (
+        "1/2",
+        "1/2",
+        "1/2",
+        "exact",
+        None,
+        "RELEASE",
+        "[]",
+        "2026-03-01",
+        "first",
+        be.__version__,
+        4,
+        "[]",
+    )
     metrics = rows(
         ledger,
         "SELECT v.label, m.metric, m.numerator, m.denominator, m.missing FROM "
         "evaluation_metrics m JOIN versions v ON v.id = m.version_id ORDER BY v.id, m.metric",
     )
     assert metrics == [
-        ("v1", "citation", 1, 3, 0), ("v1", "correctness", 1, 3, 0),
-        ("v1", "refusal", 1, 1, 0), ("v1", "violations", 0, 1, 0),
-        ("v2", "citation", 2, 3, 0), ("v2", "correctness", 2, 3, 0),
-        ("v2", "refusal", 1, 1, 0), ("v2", "violations", 0, 1, 0),
-    ]  # fmt: skip
+        ("v1", "citation", 1, 3, 0),
+        ("v1", "correctness", 1, 3, 0),
+        ("v1", "refusal", 1, 1, 0),
+        ("v1", "violations", 0, 1, 0),
+        ("v2", "citation", 2, 3, 0),
+        ("v2", "correctness", 2, 3, 0),
+        ("v2", "refusal", 1, 1, 0),
+        ("v2", "violations", 0, 1, 0),
+    ]
     checks = rows(ledger, "SELECT kind, metric, candidate, reference, blocks FROM checks")
     assert checks[0] == ("threshold", "correctness", "2/3", "1/2", 0)
     assert checks[4] == ("regression", "correctness", "2/3", "1/3", 0)
@@ -65,8 +81,12 @@ def test_record_stores_the_evaluation_exactly(ledger):
         "SELECT item_id, trials, correct, cited_ok, refused_ok, violation, passed FROM outcomes "
         "WHERE version = 'v1' ORDER BY item_id",
     )
-    assert outcomes == [("q1", 1, 1, 1, None, None, 1), ("q2", 1, 0, 0, None, None, 0),
-                        ("q3", 1, None, None, 1, 0, 1), ("q4", 1, 0, 0, None, None, 0)]  # fmt: skip
+    assert outcomes == [
+        ("q1", 1, 1, 1, None, None, 1),
+        ("q2", 1, 0, 0, None, None, 0),
+        ("q3", 1, None, None, 1, 0, 1),
+        ("q4", 1, 0, 0, None, None, 0),
+    ]
     answers = rows(ledger, "SELECT answer FROM results WHERE version = 'v2' ORDER BY item_id")
     assert answers == [("alpha",), ("beta",), ("no thanks",), ("no idea",)]
 
@@ -168,9 +188,12 @@ def test_trials_are_recorded_trial_by_trial_with_the_gates_exact_counts(ledger):
     ev = be.evaluate(DATA / "sample_trials.txt", trials=True)
     be.record(ev, ledger)
     for label in ev.data.versions:
-        (vid, lines) = rows(ledger, "SELECT r.version_id, r.result_lines FROM result_sets r "
-                            "JOIN versions v ON v.id = r.version_id WHERE v.label = ?",
-                            (label,))[0]  # fmt: skip
+        (vid, lines) = rows(
+            ledger,
+            "SELECT r.version_id, r.result_lines FROM result_sets r "
+            "JOIN versions v ON v.id = r.version_id WHERE v.label = ?",
+            (label,),
+        )[0]
         assert rows(ledger, "SELECT sum(trials) FROM outcomes WHERE version = ?", (label,)) == [
             (lines,)
         ]
@@ -193,14 +216,28 @@ def test_trials_are_recorded_trial_by_trial_with_the_gates_exact_counts(ledger):
 def test_the_gate_with_a_ledger_prints_exactly_what_it_prints_without(ledger, write):
     path = write(make_input("v1", "v2"))
     plain = run_cli(path, "--baseline", "v1", "--candidate", "v2")
-    recorded = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger,
-                       "--date", "2026-03-01", "--note", "weekly run", "--by", "ci")  # fmt: skip
+    recorded = run_cli(
+        path,
+        "--baseline",
+        "v1",
+        "--candidate",
+        "v2",
+        "--ledger",
+        ledger,
+        "--date",
+        "2026-03-01",
+        "--note",
+        "weekly run",
+        "--by",
+        "ci",
+    )
     assert (recorded.returncode, recorded.stdout) == (plain.returncode, plain.stdout)
     assert recorded.stderr.decode() == (
         f"buddy-eval: ledger: {ledger}: recorded evaluation 1; new versions: 'v1', 'v2'\n"
     )
-    again = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger,
-                    "--date", "2026-03-02")  # fmt: skip
+    again = run_cli(
+        path, "--baseline", "v1", "--candidate", "v2", "--ledger", ledger, "--date", "2026-03-02"
+    )
     assert again.stdout == plain.stdout
     assert "nothing changed" in again.stderr.decode()
     blocked = run_cli(DATA / "example.txt", "--ledger", ledger)
@@ -242,14 +279,27 @@ def test_release_rules(ledger, write):
     assert ok.stdout.decode() == (
         "released 'v2' on 2026-03-01 on evaluation 1 (RELEASE) (release 1)\n"
     )
-    forced = run_cli("ledger", "release", "v3", "--ledger", ledger, "--date", "2026-03-08",
-                     "--override", "hotfix for an outage")  # fmt: skip
+    forced = run_cli(
+        "ledger",
+        "release",
+        "v3",
+        "--ledger",
+        ledger,
+        "--date",
+        "2026-03-08",
+        "--override",
+        "hotfix for an outage",
+    )
     assert forced.returncode == 0
     assert "BLOCK overridden: hotfix for an outage" in forced.stdout.decode()
-    assert rows(ledger, "SELECT v.label, r.date, r.evaluation_id, r.override_reason FROM "
-                "releases r JOIN versions v ON v.id = r.version_id ORDER BY r.id") == [
-        ("v2", "2026-03-01", 1, None), ("v3", "2026-03-08", 2, "hotfix for an outage"),
-    ]  # fmt: skip
+    assert rows(
+        ledger,
+        "SELECT v.label, r.date, r.evaluation_id, r.override_reason FROM "
+        "releases r JOIN versions v ON v.id = r.version_id ORDER BY r.id",
+    ) == [
+        ("v2", "2026-03-01", 1, None),
+        ("v3", "2026-03-08", 2, "hotfix for an outage"),
+    ]
     history = run_cli("history", "--ledger", ledger).stdout.decode()
     assert "override: hotfix for an outage" in history
     shown = run_cli("ledger", "show", "--ledger", ledger).stdout.decode()
@@ -260,8 +310,11 @@ def test_release_from_python(ledger):
     be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger, date="2026-01-04")
     done = be.release(ledger, "v1", date="2026-01-05", note="first live")
     assert (done.version, done.date, done.evaluation_id, done.verdict) == (
-        "v1", "2026-01-05", None, None,
-    )  # fmt: skip
+        "v1",
+        "2026-01-05",
+        None,
+        None,
+    )
     with pytest.raises(be.InputError, match="--override is empty"):
         be.release(ledger, "v2", override="  ")
 
@@ -272,13 +325,23 @@ HOSTILE = "'; DROP TABLE versions; --"
 def test_hostile_labels_ids_and_notes_are_stored_and_shown_literally(ledger):
     import pandas as pd
 
-    golden = pd.DataFrame({"item_id": ["q1", "x'); DELETE FROM outcomes; --"],
-                           "item_type": ["ANSWER", "ANSWER"], "required_source": ["L1", "L1"],
-                           "keywords": ["a", "a"]})  # fmt: skip
-    results = pd.DataFrame({"version": [HOSTILE, HOSTILE, "NEW", "NEW"],
-                            "item_id": ["q1", golden["item_id"][1]] * 2,
-                            "cited": ["L1"] * 4, "refused": ["N"] * 4,
-                            "answer": ["a", "b", "a", "a"]})  # fmt: skip
+    golden = pd.DataFrame(
+        {
+            "item_id": ["q1", "x'); DELETE FROM outcomes; --"],
+            "item_type": ["ANSWER", "ANSWER"],
+            "required_source": ["L1", "L1"],
+            "keywords": ["a", "a"],
+        }
+    )
+    results = pd.DataFrame(
+        {
+            "version": [HOSTILE, HOSTILE, "NEW", "NEW"],
+            "item_id": ["q1", golden["item_id"][1]] * 2,
+            "cited": ["L1"] * 4,
+            "refused": ["N"] * 4,
+            "answer": ["a", "b", "a", "a"],
+        }
+    )
     ev = be.evaluate(be.from_frames(golden, results, [0.5, 0.5, 0.5]), HOSTILE, "NEW")
     be.record(ev, ledger, note=HOSTILE, date="2026-01-01", by=HOSTILE)
     be.release(ledger, HOSTILE, note=HOSTILE, date="2026-01-02", by=HOSTILE)
@@ -292,9 +355,10 @@ def test_hostile_labels_ids_and_notes_are_stored_and_shown_literally(ledger):
     assert found.releases["note"].iloc[0] == HOSTILE
     assert found.releases["recorded_by"].iloc[0] == HOSTILE
     assert found.items["item_id"].tolist()[1] == "x'); DELETE FROM outcomes; --"
-    assert json.loads(run_cli("history", "--ledger", ledger, "--format", "json").stdout)[
-        "live"
-    ] == HOSTILE
+    assert (
+        json.loads(run_cli("history", "--ledger", ledger, "--format", "json").stdout)["live"]
+        == HOSTILE
+    )
 
 
 def test_record_refuses_what_is_not_an_evaluation(ledger):
@@ -341,15 +405,17 @@ def test_item_fingerprints_are_the_sha256_of_the_json_canonical_form(ids, keywor
 
     n = len(ids)
     types = ["ANSWER" if k % 2 == 0 else "REFUSE" for k in range(n)]
-    golden = pd.DataFrame({
-        "item_id": ids, "item_type": types,
-        "required_source": [source if t == "ANSWER" else None for t in types],
-        "keywords": [keywords[k] if t == "ANSWER" else [] for k, t in enumerate(types)],
-    })  # fmt: skip
+    golden = pd.DataFrame(
+        {
+            "item_id": ids,
+            "item_type": types,
+            "required_source": [source if t == "ANSWER" else None for t in types],
+            "keywords": [keywords[k] if t == "ANSWER" else [] for k, t in enumerate(types)],
+        }
+    )
     results = pd.DataFrame(
-        {"version": ["OLD"], "item_id": [ids[0]], "cited": ["-"], "refused": ["N"],
-         "answer": ["x"]}
-    )  # fmt: skip
+        {"version": ["OLD"], "item_id": [ids[0]], "cited": ["-"], "refused": ["N"], "answer": ["x"]}
+    )
     try:
         data = be.from_frames(golden, results, [0.5, 0.5, 0.5])
     except be.InputError:
@@ -359,8 +425,13 @@ def test_item_fingerprints_are_the_sha256_of_the_json_canonical_form(ids, keywor
         hashlib.sha256(
             json.dumps([i, t, s, k or []], ensure_ascii=False, separators=(",", ":")).encode()
         ).hexdigest()
-        for i, t, s, k in zip(gc.item_id.to_pylist(), types, gc.required_source.to_pylist(),
-                              gc.keywords.to_pylist(), strict=True)  # fmt: skip
+        for i, t, s, k in zip(
+            gc.item_id.to_pylist(),
+            types,
+            gc.required_source.to_pylist(),
+            gc.keywords.to_pylist(),
+            strict=True,
+        )
     ]
     assert [item[0] for item in _golden_items(data)] == expected
 
@@ -369,11 +440,18 @@ def test_a_line_break_in_a_label_is_shown_escaped_never_breaking_a_table(ledger)
     import pandas as pd
 
     label = "v2\nDROP"
-    golden = pd.DataFrame({"item_id": ["q1"], "item_type": ["ANSWER"], "required_source": ["L1"],
-                           "keywords": ["a"]})  # fmt: skip
-    results = pd.DataFrame({"version": ["v1", label], "item_id": ["q1", "q1"],
-                            "cited": ["L1", "L1"], "refused": ["N", "N"],
-                            "answer": ["a", "a"]})  # fmt: skip
+    golden = pd.DataFrame(
+        {"item_id": ["q1"], "item_type": ["ANSWER"], "required_source": ["L1"], "keywords": ["a"]}
+    )
+    results = pd.DataFrame(
+        {
+            "version": ["v1", label],
+            "item_id": ["q1", "q1"],
+            "cited": ["L1", "L1"],
+            "refused": ["N", "N"],
+            "answer": ["a", "a"],
+        }
+    )
     be.record(be.evaluate(be.from_frames(golden, results, [0.5, 0.5, 0.5]), "v1", label), ledger)
     assert rows(ledger, "SELECT label FROM versions ORDER BY id") == [("v1",), (label,)]
     shown = run_cli("ledger", "show", "--ledger", ledger).stdout.decode()
@@ -388,8 +466,11 @@ def test_a_stored_bound_carries_the_name_of_its_method(ledger):
 
     ev = be.evaluate(big_input(60), "OLD", "NEW", settings)
     be.record(ev, ledger, date="2026-03-01", by="ci")
-    stored = rows(ledger, "SELECT metric, bound, bound_method FROM checks "
-                          "WHERE kind = 'noninferiority' ORDER BY position")  # fmt: skip
+    stored = rows(
+        ledger,
+        "SELECT metric, bound, bound_method FROM checks "
+        "WHERE kind = 'noninferiority' ORDER BY position",
+    )
     expected = {m.metric: m for m in ev.paired.metrics}
     assert [metric for metric, _, _ in stored] == ["correctness", "citation", "refusal"]
     assert stored[0][2] == (
@@ -401,5 +482,7 @@ def test_a_stored_bound_carries_the_name_of_its_method(ledger):
             assert (bound, method) == (None, None)
         else:
             assert bound == m.noninferiority_bound and method == m.noninferiority_method
-    assert rows(ledger, "SELECT count(*) FROM checks WHERE bound_method IS NULL "
-                        "AND kind != 'noninferiority'") == [(4,)]  # fmt: skip
+    assert rows(
+        ledger,
+        "SELECT count(*) FROM checks WHERE bound_method IS NULL AND kind != 'noninferiority'",
+    ) == [(4,)]

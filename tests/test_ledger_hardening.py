@@ -131,8 +131,10 @@ def test_a_damaged_page_is_one_input_error_for_every_command(args, ledger, write
     [
         ("UPDATE result_sets SET outcomes = '[[0, 1' WHERE version_id = 1", "version 'v1'"),
         ("UPDATE result_sets SET lines = '{}' WHERE version_id = 2", "version 'v2'"),
-        ("UPDATE evaluation_metrics SET numerator = 5 WHERE metric = 'correctness'",
-         "evaluation 1"),
+        (
+            "UPDATE evaluation_metrics SET numerator = 5 WHERE metric = 'correctness'",
+            "evaluation 1",
+        ),
         ("UPDATE checks SET blocks = 1 WHERE position = 4", "evaluation 1"),
         ("UPDATE releases SET override_reason = 'forged'", "release 1"),
         ("UPDATE golden_items SET keywords = '[\"x\"]' WHERE position = 0", "golden set r1"),
@@ -152,12 +154,25 @@ def test_a_hand_edited_result_never_turns_a_block_into_a_release(ledger, write):
     # v3 fails q1, which the live v2 passes: BLOCK.
     text = make_input("v2", "v3", passing={"v2": {"q1", "q2"}, "v3": {"q2"}})
     only_v3 = write("".join(line for line in text.splitlines(True) if not line.startswith("v2 ")))
-    first = run_cli(only_v3, "--baseline", "live", "--candidate", "v3", "--ledger", ledger,
-                    "--date", "2026-01-03", "--by", "ci")  # fmt: skip
+    first = run_cli(
+        only_v3,
+        "--baseline",
+        "live",
+        "--candidate",
+        "v3",
+        "--ledger",
+        ledger,
+        "--date",
+        "2026-01-03",
+        "--by",
+        "ci",
+    )
     assert first.returncode == 1
     # Someone makes v2 fail q1 too, in the stored lines: the regression would disappear.
-    _edit(ledger, "UPDATE result_sets SET lines = replace(lines, '\"alpha\"', '\"x\"') "
-                  "WHERE version_id = 2")  # fmt: skip
+    _edit(
+        ledger,
+        "UPDATE result_sets SET lines = replace(lines, '\"alpha\"', '\"x\"') WHERE version_id = 2",
+    )
     again = run_cli(only_v3, "--baseline", "live", "--candidate", "v3", "--ledger", ledger)
     assert again.returncode == 2
     assert "the results of version 'v2' were changed outside buddy-eval" in _one_error_line(again)
@@ -183,8 +198,21 @@ def test_a_contradicting_record_after_the_verdict_is_could_not_finish(ledger, tm
         gate.write_stdout = print_then_race
         try:
             before = dump(ledger)
-            status = main([str(path), "--baseline", "v2", "--candidate", "v3", "--ledger",
-                           str(ledger), "--date", "2026-01-03", "--by", "ci"])  # fmt: skip
+            status = main(
+                [
+                    str(path),
+                    "--baseline",
+                    "v2",
+                    "--candidate",
+                    "v3",
+                    "--ledger",
+                    str(ledger),
+                    "--date",
+                    "2026-01-03",
+                    "--by",
+                    "ci",
+                ]
+            )
         finally:
             gate.write_stdout = real
     assert status == 3
@@ -221,11 +249,21 @@ print("ok")
 @pytest.mark.slow  # eight processes at once
 def test_eight_recorders_and_a_releaser_on_one_ledger_all_land(ledger):
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(ledger), str(k)], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(ledger), str(k)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         for k in range(8)
-    ] + [subprocess.Popen([sys.executable, "-c", RELEASER, str(ledger)], cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)]  # fmt: skip
+    ] + [
+        subprocess.Popen(
+            [sys.executable, "-c", RELEASER, str(ledger)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    ]
     outs = [p.communicate(timeout=180) for p in procs]
     assert [p.returncode for p in procs] == [0] * 9, [e for _, e in outs]
     assert sorted(int(out) for out, _ in outs[:8]) == list(range(2, 10))
@@ -237,20 +275,45 @@ def test_eight_recorders_and_a_releaser_on_one_ledger_all_land(ledger):
 def test_a_stored_line_round_trips_and_is_never_blamed_on_the_input(tmp_path, write):
     """A live version recorded through the API with a cited value holding a space and an
     answer holding a line break: the text format cannot carry either, the ledger does."""
-    golden = pd.DataFrame({"item_id": ["q1", "q2"], "item_type": ["ANSWER", "ANSWER"],
-                           "required_source": ["L2", "L1"], "keywords": ["a", "b"]})
-    results = pd.DataFrame({"version": ["A", "A", "B", "B"], "item_id": ["q1", "q2"] * 2,
-                            "cited": ["L2", "L1", "Lecture 2", "L1"], "refused": ["N"] * 4,
-                            "answer": ["a", "b", "a\nline two", "b"]})  # fmt: skip
+    golden = pd.DataFrame(
+        {
+            "item_id": ["q1", "q2"],
+            "item_type": ["ANSWER", "ANSWER"],
+            "required_source": ["L2", "L1"],
+            "keywords": ["a", "b"],
+        }
+    )
+    results = pd.DataFrame(
+        {
+            "version": ["A", "A", "B", "B"],
+            "item_id": ["q1", "q2"] * 2,
+            "cited": ["L2", "L1", "Lecture 2", "L1"],
+            "refused": ["N"] * 4,
+            "answer": ["a", "b", "a\nline two", "b"],
+        }
+    )
     ledger = tmp_path / "l.ledger"
     data = be.from_frames(golden, results, [0.5, 0.5, 0.5])
     be.record(be.evaluate(data, "A", "B"), ledger, date="2026-01-01", by="api")
     be.release(ledger, "A", date="2026-01-01", by="api")
     be.release(ledger, "B", date="2026-01-02", by="api", override="the citation is fine")
-    candidate = write("THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L2 a\nq2 ANSWER L1 b\nRESULTS\n"
-                      "C q1 L2 N a\nC q2 L1 N b\n")  # fmt: skip
-    proc = run_cli(candidate, "--baseline", "live", "--candidate", "C", "--ledger", ledger,
-                   "--date", "2026-01-03", "--by", "ci")  # fmt: skip
+    candidate = write(
+        "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L2 a\nq2 ANSWER L1 b\nRESULTS\n"
+        "C q1 L2 N a\nC q2 L1 N b\n"
+    )
+    proc = run_cli(
+        candidate,
+        "--baseline",
+        "live",
+        "--candidate",
+        "C",
+        "--ledger",
+        ledger,
+        "--date",
+        "2026-01-03",
+        "--by",
+        "ci",
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.decode().splitlines()[:2] == [
         "B: correctness 1.00 citation 0.50 refusal n/a violations 0",
@@ -261,8 +324,9 @@ def test_a_stored_line_round_trips_and_is_never_blamed_on_the_input(tmp_path, wr
     live = live_baseline(ledger, candidate)
     back = live.data.results[live.data.results["version"] == "B"]
     assert back[["cited", "answer", "line"]].values.tolist() == [
-        ["Lecture 2", "a\nline two", 0], ["L1", "b", 0],  # line 0: no line of the user's file
-    ]  # fmt: skip
+        ["Lecture 2", "a\nline two", 0],
+        ["L1", "b", 0],  # line 0: no line of the user's file
+    ]
 
 
 def test_release_messages_name_the_option(ledger):
@@ -275,20 +339,40 @@ def test_release_messages_name_the_option(ledger):
 
 def test_a_release_that_cannot_be_printed_is_not_recorded(ledger):
     both = {"q1", "q2"}
-    be.record(be.evaluate(make_input("v2", "v3", passing={"v2": both, "v3": both}), "v2", "v3"),
-              ledger, date="2026-01-03", by="ci")  # fmt: skip
+    be.record(
+        be.evaluate(make_input("v2", "v3", passing={"v2": both, "v3": both}), "v2", "v3"),
+        ledger,
+        date="2026-01-03",
+        by="ci",
+    )
     before = dump(ledger)
     with open(os.devnull, "rb") as stdin, open("/dev/full", "wb") as full:
         proc = subprocess.run(
-            [sys.executable, "-m", "buddy_eval", "ledger", "release", "v3", "--ledger",
-             str(ledger), "--date", "2026-01-04", "--by", "ci"],
-            stdin=stdin, stdout=full, stderr=subprocess.PIPE, cwd=ROOT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "buddy_eval",
+                "ledger",
+                "release",
+                "v3",
+                "--ledger",
+                str(ledger),
+                "--date",
+                "2026-01-04",
+                "--by",
+                "ci",
+            ],
+            stdin=stdin,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+        )
     assert proc.returncode == 3
     assert proc.stderr.decode().startswith("buddy-eval: error: could not finish: ")
     assert dump(ledger) == before
-    again = run_cli("ledger", "release", "v3", "--ledger", ledger, "--date", "2026-01-04",
-                    "--by", "ci")  # fmt: skip
+    again = run_cli(
+        "ledger", "release", "v3", "--ledger", ledger, "--date", "2026-01-04", "--by", "ci"
+    )
     assert again.stdout.decode() == (
         "released 'v3' on 2026-01-04 on evaluation 2 (RELEASE) (release 2)\n"
     )

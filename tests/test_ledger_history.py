@@ -69,8 +69,11 @@ def test_one_row_per_version_and_item(ledger):
         for v in ("v1", "v2", "v3", "v4")
     }
     assert passed == {
-        "v1": {"q1", "q3"}, "v2": {"q1", "q2", "q3"}, "v3": {"q2", "q3"}, "v4": {"q1", "q3"},
-    }  # fmt: skip
+        "v1": {"q1", "q3"},
+        "v2": {"q1", "q2", "q3"},
+        "v3": {"q2", "q3"},
+        "v4": {"q1", "q3"},
+    }
     assert items["trials"].tolist() == [1] * 16
 
 
@@ -99,8 +102,12 @@ def test_a_later_release_that_fixes_the_item_ends_the_escape(ledger):
 def test_a_changed_golden_set_is_marked(ledger):
     edited = GOLDEN.replace("L4 delta", "L4 delta,epsilon")
     passing = {"v5": {"q1"}, "v6": {"q1", "q2"}}
-    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger,
-              date="2026-01-20", by="ci")  # fmt: skip
+    be.record(
+        be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"),
+        ledger,
+        date="2026-01-20",
+        by="ci",
+    )
     found = be.history(ledger)
     versions = found.versions
     assert versions["golden_changed"].tolist() == [False] * 4 + [True, False]
@@ -112,7 +119,8 @@ def test_a_changed_golden_set_is_marked(ledger):
     # v4 and v5 on the items both revisions share (q1, q2, q3): each passes q1 of q1, q2.
     across = found.across.set_index("metric")
     assert across.loc["correctness", ["previous", "current"]].tolist() == [
-        Fraction(1, 2), Fraction(1, 2)
+        Fraction(1, 2),
+        Fraction(1, 2),
     ]
     assert across["shared_items"].tolist() == [3, 3, 3]
     text = run_cli("history", "--ledger", ledger).stdout.decode()
@@ -133,14 +141,31 @@ def test_the_text_view(ledger):
     assert proc.returncode == 0
     lines = proc.stdout.decode().splitlines()
     assert lines[0] == (
-        f"ledger {ledger}: 4 versions, 3 releases, 1 golden-set revision; live: v3 since "
-        "2026-01-15"
+        f"ledger {ledger}: 4 versions, 3 releases, 1 golden-set revision; live: v3 since 2026-01-15"
     )
-    assert lines[2].split() == ["version", "revision", "items", "correctness", "citation",
-                                "refusal", "violations", "verdict", "released"]  # fmt: skip
+    assert lines[2].split() == [
+        "version",
+        "revision",
+        "items",
+        "correctness",
+        "citation",
+        "refusal",
+        "violations",
+        "verdict",
+        "released",
+    ]
     assert lines[3].split()[0] == "v1" and lines[3].split()[3:7] == ["0.33", "0.33", "1.00", "0"]
-    assert lines[5].split()[3:] == ["0.33", "0.33", "1.00", "0", "BLOCK", "vs", "v2",
-                                    "2026-01-15", "(live)"]  # fmt: skip
+    assert lines[5].split()[3:] == [
+        "0.33",
+        "0.33",
+        "1.00",
+        "0",
+        "BLOCK",
+        "vs",
+        "v2",
+        "2026-01-15",
+        "(live)",
+    ]
     releases = lines[lines.index("releases:") + 1 :][:4]
     assert [r.split() for r in releases] == [
         ["release", "version", "date", "evidence", "reason", "by"],
@@ -218,8 +243,10 @@ def test_the_markdown_view_shows_the_same_table(ledger):
         f"### ledger {ledger}: 4 versions, 3 releases, 1 golden-set revision; live: v3 since "
         "2026-01-15"
     )
-    assert lines[2] == ("| version | revision | items | correctness | citation | refusal | "
-                        "violations | verdict | released |")  # fmt: skip
+    assert lines[2] == (
+        "| version | revision | items | correctness | citation | refusal | "
+        "violations | verdict | released |"
+    )
     rows = [line.strip("| ").split(" | ") for line in lines[4:8]]
     for row, plain in zip(rows, text[3:7], strict=True):
         assert row[0] == plain.split()[0] and row[3:7] == plain.split()[3:7]
@@ -250,8 +277,12 @@ def test_plot_history_draws_the_rates_thresholds_releases_and_golden_changes(led
 
     edited = GOLDEN.replace("L4 delta", "L4 delta,epsilon")
     passing = {"v5": {"q1"}, "v6": {"q1", "q2"}}
-    be.record(be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"), ledger,
-              date="2026-01-20", by="ci")  # fmt: skip
+    be.record(
+        be.evaluate(make_input("v5", "v6", edited, passing), "v5", "v6"),
+        ledger,
+        date="2026-01-20",
+        by="ci",
+    )
     ax = be.plot_history(be.history(ledger))
     lines = {line.get_gid(): line for line in ax.get_lines()}
     assert list(lines["rate/correctness/0"].get_ydata()) == [1 / 3, 2 / 3, 1 / 3, 1 / 3]
@@ -276,8 +307,9 @@ def test_the_readme_pandas_query_runs_on_a_real_ledger(ledger):
     from tests.conftest import ROOT
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S)
-                 if "read_sql_query" in b)  # fmt: skip
+    block = next(
+        b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.S) if "read_sql_query" in b
+    )
     namespace: dict = {}
     exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
     rates = namespace["rates"]

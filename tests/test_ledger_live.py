@@ -23,8 +23,19 @@ def ledger(tmp_path):
 
 def test_the_live_baseline_is_compared_on_the_items_it_holds(ledger, write):
     only_candidate = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
-    proc = run_cli(only_candidate, "--ledger", ledger, "--baseline", "live", "--candidate", "v3",
-                   "--date", "2026-02-02", "--by", "ci")  # fmt: skip
+    proc = run_cli(
+        only_candidate,
+        "--ledger",
+        ledger,
+        "--baseline",
+        "live",
+        "--candidate",
+        "v3",
+        "--date",
+        "2026-02-02",
+        "--by",
+        "ci",
+    )
     # v2 on q1, q2, q3 (unchanged since it was measured): both ANSWER items pass. v3 on all
     # five: q1, q2 and the new q5 pass, the edited q4 fails.
     assert proc.returncode == 0
@@ -65,14 +76,21 @@ def test_a_removed_item_is_listed(ledger, write):
     [
         ("nothing released", "nothing has been released yet, so there is no live baseline"),
         ("no answers", "was recorded without answers (--no-answers)"),
-        ("label in input", ":12: version 'v2' is the live version and already has another "
-                           "result for item 'q2' in the ledger"),
+        (
+            "label in input",
+            ":12: version 'v2' is the live version and already has another "
+            "result for item 'q2' in the ledger",
+        ),
     ],
 )
 def test_the_live_baseline_is_refused_when_it_cannot_be_used(setup, message, tmp_path, write):
     path = tmp_path / "l.ledger"
-    be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), path, date="2026-02-01",
-              no_answers=setup == "no answers")  # fmt: skip
+    be.record(
+        be.evaluate(make_input("v1", "v2"), "v1", "v2"),
+        path,
+        date="2026-02-01",
+        no_answers=setup == "no answers",
+    )
     if setup != "nothing released":
         be.release(path, "v2", date="2026-02-01")
     text = "THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN + "RESULTS\n" + result_lines("v3", {"q1"})
@@ -95,18 +113,29 @@ def test_the_json_view_says_where_the_live_baseline_came_from(ledger, write):
     import json
 
     path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
-    proc = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3",
-                   "--format", "json")  # fmt: skip
+    proc = run_cli(
+        path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3", "--format", "json"
+    )
     report = json.loads(proc.stdout)
     assert report["baseline_source"] == {
-        "ledger": str(ledger), "version": "v2", "release": 1, "release_date": "2026-02-01",
-        "evaluation": 1, "paired_items": 3, "changed": ["q4"], "added": ["q5"], "removed": [],
-        "no_result": [], "measured_in_input": [],
-    }  # fmt: skip
-    assert report["compared"]["not_compared"] == {"added": ["q5"], "changed": ["q4"],
-                                                  "no result": []}  # fmt: skip
-    assert report["compared"]["versions"]["v3"]["correctness"] == {"numerator": 2,
-                                                                   "denominator": 2}  # fmt: skip
+        "ledger": str(ledger),
+        "version": "v2",
+        "release": 1,
+        "release_date": "2026-02-01",
+        "evaluation": 1,
+        "paired_items": 3,
+        "changed": ["q4"],
+        "added": ["q5"],
+        "removed": [],
+        "no_result": [],
+        "measured_in_input": [],
+    }
+    assert report["compared"]["not_compared"] == {
+        "added": ["q5"],
+        "changed": ["q4"],
+        "no result": [],
+    }
+    assert report["compared"]["versions"]["v3"]["correctness"] == {"numerator": 2, "denominator": 2}
     assert report["versions"]["v3"]["correctness"]["exact"] == "3/4"
     plain = run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
     # The output format is a view, not a setting: the same evaluation, already recorded.
@@ -121,8 +150,11 @@ def test_the_documented_pandas_query_gives_each_version_its_own_figures(ledger, 
     path = write("THRESHOLDS 0.5 0.5 0.5\n" + GOLDEN_2 + "RESULTS\n" + CANDIDATE)
     run_cli(path, "--ledger", ledger, "--baseline", "live", "--candidate", "v3")
     page = (ROOT / "docs" / "ledger.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", page, flags=re.S)
-                 if "read_sql_query" in b and "rates" in b)  # fmt: skip
+    block = next(
+        b
+        for b in re.findall(r"```python\n(.*?)```", page, flags=re.S)
+        if "read_sql_query" in b and "rates" in b
+    )
     namespace: dict = {}
     exec(block.replace('"release.ledger"', repr(str(ledger))), namespace)
     rates = namespace["rates"]

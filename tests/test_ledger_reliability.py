@@ -102,26 +102,43 @@ def _symlink(tmp_path, ledger):
     return path, "is a symbolic link; a ledger must be a regular file"
 
 
-BAD = [_not_sqlite, _other_sqlite, _truncated, _newer, _garbled, _empty, _directory, _device,
-       _symlink]  # fmt: skip
+BAD = [
+    _not_sqlite,
+    _other_sqlite,
+    _truncated,
+    _newer,
+    _garbled,
+    _empty,
+    _directory,
+    _device,
+    _symlink,
+]
 
 
 @pytest.mark.slow  # a sweep of 45 command-line runs: `make test` runs it
 @pytest.mark.parametrize("make", BAD, ids=[f.__name__.strip("_") for f in BAD])
 @pytest.mark.parametrize("command", ["gate", "release", "show", "history", "verify"])
-def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, tmp_path,
-                                                                 ledger, write):  # fmt: skip
+def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(
+    make, command, tmp_path, ledger, write
+):
     path, message = make(tmp_path, ledger)
     before = snapshot(path)
     target_before = snapshot(ledger)
     args = {
-        "gate": [write(make_input("v1", "v2")), "--baseline", "v1", "--candidate", "v2",
-                 "--ledger", path],
+        "gate": [
+            write(make_input("v1", "v2")),
+            "--baseline",
+            "v1",
+            "--candidate",
+            "v2",
+            "--ledger",
+            path,
+        ],
         "release": ["ledger", "release", "v1", "--ledger", path],
         "show": ["ledger", "show", "--ledger", path],
         "history": ["history", "--ledger", path],
         "verify": ["ledger", "verify", "--ledger", path],
-    }[command]  # fmt: skip
+    }[command]
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert proc.stdout == b""
@@ -132,8 +149,12 @@ def test_a_path_that_is_not_a_usable_ledger_is_refused_untouched(make, command, 
 
 
 def test_reading_commands_need_an_existing_ledger(tmp_path):
-    for args in (["history"], ["ledger", "show"], ["ledger", "verify"],
-                 ["ledger", "release", "v1"]):  # fmt: skip
+    for args in (
+        ["history"],
+        ["ledger", "show"],
+        ["ledger", "verify"],
+        ["ledger", "release", "v1"],
+    ):
         proc = run_cli(*args, "--ledger", tmp_path / "none.ledger")
         assert proc.returncode == 2
         assert "no ledger here; record an evaluation first" in proc.stderr.decode()
@@ -142,8 +163,9 @@ def test_reading_commands_need_an_existing_ledger(tmp_path):
 
 def test_a_new_ledger_needs_an_existing_directory(tmp_path, write):
     path = write(make_input("v1", "v2"))
-    proc = run_cli(path, "--baseline", "v1", "--candidate", "v2", "--ledger",
-                   tmp_path / "no" / "such.ledger")  # fmt: skip
+    proc = run_cli(
+        path, "--baseline", "v1", "--candidate", "v2", "--ledger", tmp_path / "no" / "such.ledger"
+    )
     assert proc.returncode == 2 and proc.stdout == b""
     assert "cannot create the ledger: no directory" in proc.stderr.decode()
 
@@ -195,10 +217,23 @@ def test_a_full_disk_while_recording_prints_the_verdict_then_exits_3(ledger, tmp
     path.write_text(big_input(2000, ("b1", "b2")))
     plain = run_cli(path, "--baseline", "b1", "--candidate", "b2")
     proc = subprocess.run(
-        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", "b1", "--candidate", "b2",
-         "--ledger", str(ledger)],
-        capture_output=True, cwd=ROOT, preexec_fn=_limit_file_size, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "buddy_eval",
+            str(path),
+            "--baseline",
+            "b1",
+            "--candidate",
+            "b2",
+            "--ledger",
+            str(ledger),
+        ],
+        capture_output=True,
+        cwd=ROOT,
+        preexec_fn=_limit_file_size,
+        timeout=120,
+    )
     assert proc.returncode == 3
     assert proc.stdout == plain.stdout
     err = proc.stderr.decode()
@@ -225,10 +260,14 @@ print(be.record(ev, sys.argv[1], note=f"writer {k}").evaluation_id)
 def test_concurrent_writers_all_land(tmp_path):
     path = tmp_path / "shared.ledger"
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(k)], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(k)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         for k in range(6)
-    ]  # fmt: skip
+    ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * 6, [e for _, e in outs]
     ids = sorted(int(out) for out, _ in outs)
@@ -256,10 +295,22 @@ def _signal_mid_record(ledger, path, labels, signum) -> tuple[bool, int, bytes, 
     """
     journal = Path(f"{ledger}-journal")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "buddy_eval", str(path), "--baseline", labels[0],
-         "--candidate", labels[1], "--ledger", str(ledger)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "buddy_eval",
+            str(path),
+            "--baseline",
+            labels[0],
+            "--candidate",
+            labels[1],
+            "--ledger",
+            str(ledger),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     sent = False
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -300,8 +351,9 @@ def test_fingerprints_of_text_json_escapes_match_json(tmp_path):
     connection = sqlite3.connect(path)
     stored = connection.execute("SELECT fingerprint FROM golden_items ORDER BY position").fetchall()
     connection.close()
-    canonical = json.dumps(['q"1', "ANSWER", "L\\1", ["a\\b", '"c"']], ensure_ascii=False,
-                           separators=(",", ":"))  # fmt: skip
+    canonical = json.dumps(
+        ['q"1', "ANSWER", "L\\1", ["a\\b", '"c"']], ensure_ascii=False, separators=(",", ":")
+    )
     assert stored[0][0] == hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -43,8 +43,9 @@ def test_a_bad_ledger_is_refused_before_the_notebook_runs(tmp_path):
 
 def test_the_report_never_overwrites_the_ledger(sample_ledger):
     before = sample_ledger.read_bytes()
-    proc = run_cli("notebook", DATA / "sample_release.txt", "-o", sample_ledger, "--ledger",
-                   sample_ledger)  # fmt: skip
+    proc = run_cli(
+        "notebook", DATA / "sample_release.txt", "-o", sample_ledger, "--ledger", sample_ledger
+    )
     assert proc.returncode == 2
     assert "is the --ledger file this run reads" in proc.stderr.decode()
     assert sample_ledger.read_bytes() == before
@@ -81,8 +82,17 @@ def test_the_history_notebook_shows_your_own_ledger(sample_ledger, tmp_path):
     out = tmp_path / "h.html"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    proc = run_cli("notebook", DATA / "example.txt", "-o", out, "--ledger", mine, "--notebook",
-                   ROOT / "notebooks" / "release_history.ipynb", cwd=elsewhere)  # fmt: skip
+    proc = run_cli(
+        "notebook",
+        DATA / "example.txt",
+        "-o",
+        out,
+        "--ledger",
+        mine,
+        "--notebook",
+        ROOT / "notebooks" / "release_history.ipynb",
+        cwd=elsewhere,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     html = out.read_text(encoding="utf-8")
     assert f"ledger {mine}: 2 versions, 1 release, 1 golden-set revision; live: OLD" in html
@@ -98,12 +108,18 @@ def test_the_report_gates_against_the_live_version_as_the_gate_does(tmp_path, wr
     be.record(be.evaluate(make_input("v1", "v2"), "v1", "v2"), ledger, date="2026-01-01", by="ci")
     be.release(ledger, "v2", date="2026-01-02", by="ci")
     grown = GOLDEN + "q5 ANSWER L5 eta\n"
-    path = write("THRESHOLDS 0.5 0.5 0.5\n" + grown + "RESULTS\n" + result_lines("v3", {"q2"})
-                 + "v3 q5 L5 N eta\n")  # fmt: skip
+    path = write(
+        "THRESHOLDS 0.5 0.5 0.5\n"
+        + grown
+        + "RESULTS\n"
+        + result_lines("v3", {"q2"})
+        + "v3 q5 L5 N eta\n"
+    )
     gate = run_cli(path, "--baseline", "live", "--candidate", "v3", "--ledger", ledger)
     out = tmp_path / "r.html"
-    proc = run_cli("notebook", path, "-o", out, "--baseline", "live", "--candidate", "v3",
-                   "--ledger", ledger)  # fmt: skip
+    proc = run_cli(
+        "notebook", path, "-o", out, "--baseline", "live", "--candidate", "v3", "--ledger", ledger
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     verdict = gate.stdout.decode().splitlines()[-1]
     assert verdict == "BLOCK: regression in correctness; regression in citation"

@@ -23,8 +23,14 @@ CI_VARIABLES = ("CI", "GITHUB_", "GITLAB_")  # CI, CI_COMMIT_SHA, GITHUB_ACTIONS
 HEAD = "THRESHOLDS 0.5 0.5 0.5\n"
 R1 = "j01 ANSWER L1 alpha\nj02 ANSWER L2 beta\nj03 ANSWER L3 gamma\n"
 GROWN = R1 + "j04 ANSWER L4 delta\nj05 ANSWER L5 epsilon\n"
-PASS = {"j01": "L1 N alpha", "j02": "L2 N beta", "j03": "L3 N gamma", "j04": "L4 N delta",
-        "j05": "L5 N epsilon", "j09": "L9 N omega"}  # fmt: skip
+PASS = {
+    "j01": "L1 N alpha",
+    "j02": "L2 N beta",
+    "j03": "L3 N gamma",
+    "j04": "L4 N delta",
+    "j05": "L5 N epsilon",
+    "j09": "L9 N omega",
+}
 FAIL = "- N no idea"
 
 
@@ -38,8 +44,13 @@ def cli(*args, cwd, env: dict | None = None):
     """``python -m buddy_eval`` with every CI variable removed (plus ``env``)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(CI_VARIABLES)}
     clean |= {"PYTHONIOENCODING": "ascii", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "buddy_eval", *map(str, args)], cwd=cwd,
-                          env=clean, capture_output=True, timeout=120)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "buddy_eval", *map(str, args)],
+        cwd=cwd,
+        env=clean,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 def out(proc) -> list[str]:
@@ -66,8 +77,22 @@ class Scenario:
         return name
 
     def gate(self, name: str, baseline: str, candidate: str, date: str, *more, env=None):
-        return cli(name, "--baseline", baseline, "--candidate", candidate, "--ledger", "L",
-                   "--date", date, "--by", "tester", *more, cwd=self.folder, env=env)  # fmt: skip
+        return cli(
+            name,
+            "--baseline",
+            baseline,
+            "--candidate",
+            candidate,
+            "--ledger",
+            "L",
+            "--date",
+            date,
+            "--by",
+            "tester",
+            *more,
+            cwd=self.folder,
+            env=env,
+        )
 
     def ledger_cmd(self, action: str, *more, env=None):
         by = ("--by", "tester") if action in ("release", "rollback") else ()
@@ -102,9 +127,11 @@ ISSUE_VERDICT = [
     "C: correctness 0.80 citation 0.80 refusal n/a violations 0",
     "BLOCK: regression in correctness; regression in citation",
 ]
-HINT = ("to compare them, run version 'B' on those items, add its result lines (labelled B) "
-        "to the input and run again: they are scored with its stored results and recorded as "
-        "its own")  # fmt: skip
+HINT = (
+    "to compare them, run version 'B' on those items, add its result lines (labelled B) "
+    "to the input and run again: they are scored with its stored results and recorded as "
+    "its own"
+)
 
 
 # The issue's scenario ----------------------------------------------------------------------
@@ -125,7 +152,9 @@ def test_issue_the_live_gate_compares_b_on_the_items_it_was_measured_on(issue):
 def test_issue_details_head_block_lists_the_items_not_compared(issue):
     proc = issue.gate("c.txt", "live", "C", "2026-03-03", "--details")
     assert proc.returncode == 1
-    assert out(proc)[:11] == [*ISSUE_VERDICT, "",
+    assert out(proc)[:11] == [
+        *ISSUE_VERDICT,
+        "",
         "compared on 3 of 5 golden items: the baseline is the live version 'B' (release 1 of "
         "2026-03-02), read from the ledger",
         "  not compared (added since the baseline was measured): j04, j05",
@@ -135,7 +164,7 @@ def test_issue_details_head_block_lists_the_items_not_compared(issue):
         "  on the compared items:",
         "    B: correctness 1.00 (3/3) citation 1.00 (3/3) refusal n/a violations 0",
         "    C: correctness 0.67 (2/3) citation 0.67 (2/3) refusal n/a violations 0",
-    ]  # fmt: skip
+    ]
     assert "correctness: 3 of 3 ANSWER items paired" in out(proc)  # the statistics: 3 items
 
 
@@ -145,10 +174,18 @@ def test_issue_json_says_where_the_baseline_came_from(issue):
     report = json.loads(proc.stdout)
     assert proc.returncode == 1
     assert report["baseline_source"] == {
-        "ledger": "L", "version": "B", "release": 1, "release_date": "2026-03-02",
-        "evaluation": 1, "paired_items": 3, "changed": [], "added": ["j04", "j05"],
-        "removed": [], "no_result": [], "measured_in_input": [],
-    }  # fmt: skip
+        "ledger": "L",
+        "version": "B",
+        "release": 1,
+        "release_date": "2026-03-02",
+        "evaluation": 1,
+        "paired_items": 3,
+        "changed": [],
+        "added": ["j04", "j05"],
+        "removed": [],
+        "no_result": [],
+        "measured_in_input": [],
+    }
     compared = report["compared"]
     assert (compared["items"], compared["of"], compared["hint"]) == (3, 5, HINT)
     assert compared["not_compared"] == {"added": ["j04", "j05"], "changed": [], "no result": []}
@@ -188,9 +225,12 @@ def test_issue_the_ledger_then_holds_bs_results_on_the_new_items(issue):
     assert "  2   B        3 on r1, 2 on r2              5             kept" in shown
     items = be.history(issue.ledger).items
     assert rows(items[items["version"] == "B"], ["revision", "item_id", "passed"]) == [
-        ["r1", "j01", True], ["r1", "j02", True], ["r1", "j03", True],
-        ["r2", "j04", True], ["r2", "j05", True],
-    ]  # fmt: skip
+        ["r1", "j01", True],
+        ["r1", "j02", True],
+        ["r1", "j03", True],
+        ["r2", "j04", True],
+        ["r2", "j05", True],
+    ]
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -198,14 +238,20 @@ def test_an_edited_item_is_compared_once_b_is_rerun_on_it(issue):
     edited = R1.replace("L3 gamma", "L3 gamma,zeta")
     issue.file("e.txt", edited, lines("C", "j01 j02") + "C j03 L3 N gamma zeta\n")
     first = issue.gate("e.txt", "live", "C", "2026-03-03", "--details")
-    assert (first.returncode, out(first)[4:6]) == (0, [
-        "compared on 2 of 3 golden items: the baseline is the live version 'B' (release 1 of "
-        "2026-03-02), read from the ledger",
-        "  not compared (changed since the baseline was measured): j03",
-    ])  # fmt: skip
+    assert (first.returncode, out(first)[4:6]) == (
+        0,
+        [
+            "compared on 2 of 3 golden items: the baseline is the live version 'B' (release 1 of "
+            "2026-03-02), read from the ledger",
+            "  not compared (changed since the baseline was measured): j03",
+        ],
+    )
     # B's stored answer "gamma" lacks the new keyword: on the edited j03 it fails.
-    issue.file("e_and_b.txt", edited, lines("C", "j01 j02") + "C j03 L3 N gamma zeta\n"
-               + "B j03 L3 N gamma\n")  # fmt: skip
+    issue.file(
+        "e_and_b.txt",
+        edited,
+        lines("C", "j01 j02") + "C j03 L3 N gamma zeta\n" + "B j03 L3 N gamma\n",
+    )
     second = issue.gate("e_and_b.txt", "live", "C", "2026-03-04", "--format", "json")
     source = json.loads(second.stdout)["baseline_source"]
     assert (second.returncode, source["paired_items"], source["changed"]) == (0, 3, ["j03"])
@@ -213,7 +259,9 @@ def test_an_edited_item_is_compared_once_b_is_rerun_on_it(issue):
     items = be.history(issue.ledger).items
     b_j03 = items[(items["version"] == "B") & (items["item_id"] == "j03")]
     assert rows(b_j03, ["revision", "correct", "cited_ok", "passed"]) == [
-        ["r1", 1, 1, True], ["r2", 0, 1, False]]  # fmt: skip
+        ["r1", 1, 1, True],
+        ["r2", 0, 1, False],
+    ]
     assert b_j03["item_fingerprint"].nunique() == 2
 
 
@@ -279,12 +327,16 @@ def test_a_version_recorded_on_a_grown_golden_set_adds_only_its_new_items(issue)
     grown = R1 + "j04 ANSWER L4 delta\n"
     issue.file("g.txt", grown, lines("B", "j01 j02 j03 j04") + lines("D", "j01 j02 j03 j04"))
     proc = issue.gate("g.txt", "B", "D", "2026-03-05")
-    assert (proc.returncode, err(proc)) == (0, [
-        "buddy-eval: ledger: L: recorded evaluation 2; new versions: 'D'; results added for "
-        "items new to 'B'"
-    ])  # fmt: skip
+    assert (proc.returncode, err(proc)) == (
+        0,
+        [
+            "buddy-eval: ledger: L: recorded evaluation 2; new versions: 'D'; results added for "
+            "items new to 'B'"
+        ],
+    )
     assert "  2   B        3 on r1, 1 on r2              4             kept" in out(
-        issue.ledger_cmd("show"))  # fmt: skip
+        issue.ledger_cmd("show")
+    )
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -292,11 +344,14 @@ def test_without_a_ledger_a_missing_result_still_counts_as_failed(tmp_path):
     s = Scenario(tmp_path)
     s.file("m.txt", R1, lines("A", "j01 j02 j03") + lines("B", "j02 j03"))
     proc = cli("m.txt", "--baseline", "A", "--candidate", "B", cwd=tmp_path)
-    assert (proc.returncode, out(proc)) == (1, [
-        "A: correctness 1.00 citation 1.00 refusal n/a violations 0",
-        "B: correctness 0.67 citation 0.67 refusal n/a violations 0",
-        "BLOCK: regression in correctness; regression in citation",
-    ])  # fmt: skip
+    assert (proc.returncode, out(proc)) == (
+        1,
+        [
+            "A: correctness 1.00 citation 1.00 refusal n/a violations 0",
+            "B: correctness 0.67 citation 0.67 refusal n/a violations 0",
+            "BLOCK: regression in correctness; regression in citation",
+        ],
+    )
     assert err(proc) == [
         "buddy-eval: warning: m.txt:2: golden item 'j01' has no result for version 'B'; it "
         "counts as failed"
@@ -318,22 +373,45 @@ def blocked(issue):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("C", "--date", "2026-03-04"), "version 'C' was blocked by its latest gate "
-         "(evaluation 2); release it only with --override \"REASON\""),
-        (("A", "--date", "2026-03-04", "--override", "x"), "--override is only for a version "
-         "its latest gate blocked; 'A' needs none: it was never gated as a candidate"),
-        (("A2", "--date", "2026-03-04", "--override", "x"), "--override is only for a version "
-         "its latest gate blocked; 'A2' needs none: its latest gate (evaluation 3) said RELEASE"),
-        (("C", "--date", "2026-03-02", "--override", "x"), "--date 2026-03-02 is before "
-         "evaluation 2 (2026-03-03); a version goes live after it was evaluated"),
-        (("A", "--date", "2026-03-01"), "--date 2026-03-01 is before the live release "
-         "(2026-03-02, release 1); releases are recorded in the order they happen"),
-        (("B", "--date", "2026-03-04", "--override", "x"), "version 'B' is already the live "
-         "version; there is nothing to override"),
+        (
+            ("C", "--date", "2026-03-04"),
+            "version 'C' was blocked by its latest gate "
+            '(evaluation 2); release it only with --override "REASON"',
+        ),
+        (
+            ("A", "--date", "2026-03-04", "--override", "x"),
+            "--override is only for a version "
+            "its latest gate blocked; 'A' needs none: it was never gated as a candidate",
+        ),
+        (
+            ("A2", "--date", "2026-03-04", "--override", "x"),
+            "--override is only for a version "
+            "its latest gate blocked; 'A2' needs none: its latest gate (evaluation 3) said RELEASE",
+        ),
+        (
+            ("C", "--date", "2026-03-02", "--override", "x"),
+            "--date 2026-03-02 is before "
+            "evaluation 2 (2026-03-03); a version goes live after it was evaluated",
+        ),
+        (
+            ("A", "--date", "2026-03-01"),
+            "--date 2026-03-01 is before the live release "
+            "(2026-03-02, release 1); releases are recorded in the order they happen",
+        ),
+        (
+            ("B", "--date", "2026-03-04", "--override", "x"),
+            "version 'B' is already the live version; there is nothing to override",
+        ),
     ],
-    ids=["block-without-override", "override-never-gated", "override-released",
-         "before-evaluation", "before-live-release", "override-live"],
-)  # fmt: skip
+    ids=[
+        "block-without-override",
+        "override-never-gated",
+        "override-released",
+        "before-evaluation",
+        "before-live-release",
+        "override-live",
+    ],
+)
 def test_a_release_a_rule_refuses_exits_2_and_writes_nothing(blocked, args, message):
     before = blocked.dump()
     proc = blocked.ledger_cmd("release", *args)
@@ -353,22 +431,40 @@ def test_releasing_the_live_version_again_changes_nothing(issue):
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_an_override_and_a_rollback_are_kept_with_their_reasons(blocked):
     released = blocked.ledger_cmd("release", "C", "--date", "2026-03-04", "--override", "demo")
-    assert out(released) == ["released 'C' on 2026-03-04 on evaluation 2 (BLOCK); BLOCK "
-                             "overridden: demo (release 2)"]  # fmt: skip
+    assert out(released) == [
+        "released 'C' on 2026-03-04 on evaluation 2 (BLOCK); BLOCK overridden: demo (release 2)"
+    ]
     back = blocked.ledger_cmd("rollback", "B", "--date", "2026-03-05", "--reason", "j01 broke")
-    assert (back.returncode, out(back)) == (0, ["rolled back to 'B' on 2026-03-05: j01 broke "
-                                                "(release 3)"])  # fmt: skip
+    assert (back.returncode, out(back)) == (
+        0,
+        ["rolled back to 'B' on 2026-03-05: j01 broke (release 3)"],
+    )
     found = be.history(blocked.ledger)
-    assert rows(found.releases, ["release", "kind", "version", "date", "evaluation", "verdict",
-                                 "override_reason", "rollback_reason", "recorded_by",
-                                 "commit"]) == [
+    assert rows(
+        found.releases,
+        [
+            "release",
+            "kind",
+            "version",
+            "date",
+            "evaluation",
+            "verdict",
+            "override_reason",
+            "rollback_reason",
+            "recorded_by",
+            "commit",
+        ],
+    ) == [
         [1, "release", "B", "2026-03-02", 1, "RELEASE", None, None, "tester", None],
         [2, "release", "C", "2026-03-04", 2, "BLOCK", "demo", None, "tester", None],
         [3, "rollback", "B", "2026-03-05", 1, None, None, "j01 broke", "tester", None],
-    ]  # fmt: skip
+    ]
     assert rows(found.versions, ["version", "live", "released", "commit"]) == [
-        ["A", False, False, None], ["B", True, True, None], ["C", False, True, None],
-        ["A2", False, False, None]]  # fmt: skip
+        ["A", False, False, None],
+        ["B", True, True, None],
+        ["C", False, True, None],
+        ["A2", False, False, None],
+    ]
     text = out(blocked.history())
     start = text.index("releases:")
     assert text[start + 1 : start + 5] == [
@@ -386,28 +482,55 @@ def test_a_release_whose_message_cannot_be_printed_is_not_recorded(issue):
     before = issue.dump()
     with open("/dev/full", "wb") as full:
         proc = subprocess.run(
-            [sys.executable, "-m", "buddy_eval", "ledger", "release", "A2", "--ledger", "L",
-             "--date", "2026-03-04", "--by", "tester"],
-            cwd=issue.folder, stdout=full, stderr=subprocess.PIPE, timeout=120,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "buddy_eval",
+                "ledger",
+                "release",
+                "A2",
+                "--ledger",
+                "L",
+                "--date",
+                "2026-03-04",
+                "--by",
+                "tester",
+            ],
+            cwd=issue.folder,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
     assert proc.returncode == 3
-    assert err(proc)[0].startswith("buddy-eval: error: could not finish: cannot write to "
-                                   "standard output")  # fmt: skip
+    assert err(proc)[0].startswith(
+        "buddy-eval: error: could not finish: cannot write to standard output"
+    )
     assert len(err(proc)) == 1 and issue.dump() == before
     retry = issue.ledger_cmd("release", "A2", "--date", "2026-03-04")
-    assert (retry.returncode, out(retry)) == (0, ["released 'A2' on 2026-03-04 on evaluation 2 "
-                                                  "(RELEASE) (release 2)"])  # fmt: skip
+    assert (retry.returncode, out(retry)) == (
+        0,
+        ["released 'A2' on 2026-03-04 on evaluation 2 (RELEASE) (release 2)"],
+    )
     assert be.history(issue.ledger).releases["version"].tolist() == ["B", "A2"]
 
 
 # Provenance ----------------------------------------------------------------------------------
 
-GITHUB = {"GITHUB_ACTIONS": "true", "GITHUB_SHA": "0123456789abcdef0123",
-          "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "acme/buddy",
-          "GITHUB_RUN_ID": "42", "GITHUB_WORKFLOW": "gate", "GITHUB_RUN_NUMBER": "7"}  # fmt: skip
-GITLAB = {"GITLAB_CI": "true", "CI_COMMIT_SHA": "fedcba9876543210aaaa",
-          "CI_JOB_URL": "https://gitlab.com/acme/buddy/-/jobs/9",
-          "CI_PIPELINE_URL": "https://gitlab.com/acme/buddy/-/pipelines/5"}  # fmt: skip
+GITHUB = {
+    "GITHUB_ACTIONS": "true",
+    "GITHUB_SHA": "0123456789abcdef0123",
+    "GITHUB_SERVER_URL": "https://github.com",
+    "GITHUB_REPOSITORY": "acme/buddy",
+    "GITHUB_RUN_ID": "42",
+    "GITHUB_WORKFLOW": "gate",
+    "GITHUB_RUN_NUMBER": "7",
+}
+GITLAB = {
+    "GITLAB_CI": "true",
+    "CI_COMMIT_SHA": "fedcba9876543210aaaa",
+    "CI_JOB_URL": "https://gitlab.com/acme/buddy/-/jobs/9",
+    "CI_PIPELINE_URL": "https://gitlab.com/acme/buddy/-/pipelines/5",
+}
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -419,44 +542,66 @@ def test_the_ci_run_is_recorded_with_each_evaluation_and_release(tmp_path):
     found = be.history(s.ledger)
     github, gitlab = GITHUB["GITHUB_SHA"], GITLAB["CI_COMMIT_SHA"]
     assert rows(found.versions, ["version", "recorded_by", "commit"]) == [
-        ["A", "tester", github], ["B", "tester", github]]  # fmt: skip
+        ["A", "tester", github],
+        ["B", "tester", github],
+    ]
     assert rows(found.releases, ["recorded_by", "commit", "run_url", "pipeline"]) == [
-        ["tester", gitlab, GITLAB["CI_JOB_URL"], GITLAB["CI_PIPELINE_URL"]]]  # fmt: skip
+        ["tester", gitlab, GITLAB["CI_JOB_URL"], GITLAB["CI_PIPELINE_URL"]]
+    ]
     with sqlite3.connect(f"file:{s.ledger}?mode=ro", uri=True) as connection:
         assert connection.execute("SELECT run_url, pipeline FROM evaluations").fetchall() == [
-            ("https://github.com/acme/buddy/actions/runs/42", "gate #7")]  # fmt: skip
+            ("https://github.com/acme/buddy/actions/runs/42", "gate #7")
+        ]
     shown = "\n".join(out(s.ledger_cmd("show")))
     assert "tester @ 0123456789ab" in shown and "tester @ fedcba987654" in shown
-    assert "  1        B        2026-03-02  evaluation 1 (RELEASE)  -       tester @ " \
-           "fedcba987654" in out(s.history())  # fmt: skip
+    assert (
+        "  1        B        2026-03-02  evaluation 1 (RELEASE)  -       tester @ "
+        "fedcba987654" in out(s.history())
+    )
 
 
 # Tamper evidence -----------------------------------------------------------------------------
 
 #: A change made with the sqlite3 module to the live version B's rows, and what names it.
 TAMPER = {
-    "metric": ("UPDATE evaluation_metrics SET numerator = 2 WHERE evaluation_id = 1 AND "
-               "version_id = 2 AND metric = 'correctness'",
-               "L: evaluation 1 was changed outside buddy-eval ("),
-    "answer": ("UPDATE result_sets SET lines = replace(lines, 'gamma', 'gamma!') "
-               "WHERE version_id = 2",
-               "L: the results of version 'B' were changed outside buddy-eval ("),
-}  # fmt: skip
+    "metric": (
+        "UPDATE evaluation_metrics SET numerator = 2 WHERE evaluation_id = 1 AND "
+        "version_id = 2 AND metric = 'correctness'",
+        "L: evaluation 1 was changed outside buddy-eval (",
+    ),
+    "answer": (
+        "UPDATE result_sets SET lines = replace(lines, 'gamma', 'gamma!') WHERE version_id = 2",
+        "L: the results of version 'B' were changed outside buddy-eval (",
+    ),
+}
 READERS = {
     "history": ("history", "--ledger", "L"),
     "show": ("ledger", "show", "--ledger", "L"),
     "verify": ("ledger", "verify", "--ledger", "L"),
-    "live gate": ("c.txt", "--baseline", "live", "--candidate", "C", "--ledger", "L",
-                  "--date", "2026-03-03", "--by", "tester"),
-}  # fmt: skip
+    "live gate": (
+        "c.txt",
+        "--baseline",
+        "live",
+        "--candidate",
+        "C",
+        "--ledger",
+        "L",
+        "--date",
+        "2026-03-03",
+        "--by",
+        "tester",
+    ),
+}
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_verify_passes_a_ledger_written_only_by_buddy_eval(issue):
     proc = issue.ledger_cmd("verify")
-    assert (proc.returncode, out(proc), proc.stderr) == (0, [
-        "L: every row holds (1 golden set, 2 versions, 2 result rows, 1 evaluation, 1 release)"
-    ], b"")  # fmt: skip
+    assert (proc.returncode, out(proc), proc.stderr) == (
+        0,
+        ["L: every row holds (1 golden set, 2 versions, 2 result rows, 1 evaluation, 1 release)"],
+        b"",
+    )
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -498,8 +643,13 @@ def test_history_a_missing_result_is_no_observation(tmp_path):
     release_a_b_d(s)
     found = be.history(s.ledger)
     assert rows(found.items, ["version", "item_id", "passed"]) == [
-        ["A", "j01", True], ["A", "j02", True], ["B", "j02", True],
-        ["C", "j01", True], ["C", "j02", True], ["D", "j02", True]]  # fmt: skip
+        ["A", "j01", True],
+        ["A", "j02", True],
+        ["B", "j02", True],
+        ["C", "j01", True],
+        ["C", "j02", True],
+        ["D", "j02", True],
+    ]
     assert (found.flipped.empty, found.escaped.empty, found.always_failed.empty) == (True,) * 3
 
 
@@ -518,11 +668,16 @@ def test_history_with_trials_a_5_of_5_to_4_of_5_item_is_mixed_not_a_regression(t
     found = be.history(s.ledger)
     j01 = found.items[found.items["item_id"] == "j01"]
     assert rows(j01, ["version", "trials", "correct", "passing_trials", "passed"]) == [
-        ["A", 5, 5, 5, True], ["B", 5, 4, 4, False], ["C", 5, 5, 5, True],
-        ["D", 5, 4, 4, False]]  # fmt: skip
+        ["A", 5, 5, 5, True],
+        ["B", 5, 4, 4, False],
+        ["C", 5, 5, 5, True],
+        ["D", 5, 4, 4, False],
+    ]
     assert found.flipped.empty and found.escaped.empty
-    assert out(s.history())[-2:] == ["items flipped more than once (0): none",
-                                     "regressions that escaped (0): none"]  # fmt: skip
+    assert out(s.history())[-2:] == [
+        "items flipped more than once (0): none",
+        "regressions that escaped (0): none",
+    ]
 
 
 # Five versions across a golden-set change: r2 edits j02, adds j04 and removes j09.
@@ -551,38 +706,69 @@ def five(tmp_path):
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_history_frames_show_the_revision_change(five):
     found = be.history(five.ledger)
-    assert rows(found.versions, ["version", "revision", "golden_changed", "date", "live",
-                                 "released", "correctness_numerator"]) == [
+    assert rows(
+        found.versions,
+        [
+            "version",
+            "revision",
+            "golden_changed",
+            "date",
+            "live",
+            "released",
+            "correctness_numerator",
+        ],
+    ) == [
         ["V1", "r1", False, "2026-03-01", False, False, 1],
         ["V2", "r1", False, "2026-03-01", False, False, 2],
         ["V3", "r1", False, "2026-03-02", False, True, 4],
         ["V4", "r2", True, "2026-03-04", True, True, 4],
         ["V5", "r2", False, "2026-03-06", False, False, 3],
-    ]  # fmt: skip
+    ]
     assert rows(found.revisions, ["revision", "items", "added", "removed", "changed"]) == [
-        ["r1", 4, 0, 0, 0], ["r2", 4, 1, 1, 1]]  # fmt: skip
+        ["r1", 4, 0, 0, 0],
+        ["r2", 4, 1, 1, 1],
+    ]
     assert rows(found.revision_changes, ["revision", "change", "item_id"]) == [
-        ["r2", "added", "j04"], ["r2", "removed", "j09"], ["r2", "changed", "j02"]]  # fmt: skip
-    assert rows(found.across, ["version", "previous_version", "from_revision", "to_revision",
-                               "shared_items", "metric", "previous", "current"]) == [
+        ["r2", "added", "j04"],
+        ["r2", "removed", "j09"],
+        ["r2", "changed", "j02"],
+    ]
+    assert rows(
+        found.across,
+        [
+            "version",
+            "previous_version",
+            "from_revision",
+            "to_revision",
+            "shared_items",
+            "metric",
+            "previous",
+            "current",
+        ],
+    ) == [
         ["V4", "V3", "r1", "r2", 2, "correctness", 1, 1],
         ["V4", "V3", "r1", "r2", 2, "citation", 1, 1],
         ["V4", "V3", "r1", "r2", 2, "refusal", None, None],
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
 def test_five_versions_the_history_text_marks_the_revision_change(five):
     text = out(five.history())
-    assert text[0] == "ledger L: 5 versions, 2 releases, 2 golden-set revisions; live: V4 since " \
-                      "2026-03-05"  # fmt: skip
+    assert (
+        text[0] == "ledger L: 5 versions, 2 releases, 2 golden-set revisions; live: V4 since "
+        "2026-03-05"
+    )
     marker = text.index(
         "-- golden set r1 -> r2: +1 j04 -1 j09 ~1 j02; the rates above and below are on "
         "different items; on the 2 items both revisions share and both versions hold, V3 -> V4: "
         "correctness 1.00 -> 1.00, citation 1.00 -> 1.00, refusal n/a -> n/a --"
     )
     assert [line.split()[:2] for line in text[marker - 1 : marker + 2]] == [
-        ["V3", "r1"], ["--", "golden"], ["V4", "r2"]]  # fmt: skip
+        ["V3", "r1"],
+        ["--", "golden"],
+        ["V4", "r2"],
+    ]
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -599,9 +785,12 @@ def test_five_versions_the_readme_pandas_query_pivots_one_row_per_version(five):
     assert rates["citation"].tolist() == [0.25, 0.5, 1.0, 1.0, 0.75]
     chosen = figures.drop_duplicates("version")
     assert rows(chosen, ["version", "evaluation_id", "revision", "date"]) == [
-        ["V1", 1, "r1", "2026-03-01"], ["V2", 1, "r1", "2026-03-01"],
-        ["V3", 2, "r1", "2026-03-02"], ["V4", 3, "r2", "2026-03-04"],
-        ["V5", 4, "r2", "2026-03-06"]]  # fmt: skip
+        ["V1", 1, "r1", "2026-03-01"],
+        ["V2", 1, "r1", "2026-03-01"],
+        ["V3", 2, "r1", "2026-03-02"],
+        ["V4", 3, "r2", "2026-03-04"],
+        ["V5", 4, "r2", "2026-03-06"],
+    ]
 
 
 @pytest.mark.slow  # many command-line runs on real ledgers: `make test` runs it
@@ -613,10 +802,17 @@ def test_five_versions_the_json_and_markdown_history_show_the_revision_diff(five
         {"added": ["j04"], "removed": ["j09"], "changed": ["j02"]},
     ]
     assert found["across_revisions"][0] == {
-        "version": "V4", "previous_version": "V3", "from_revision": "r1", "to_revision": "r2",
-        "shared_items": 2, "metric": "correctness", "previous": {"numerator": 1, "denominator": 1},
+        "version": "V4",
+        "previous_version": "V3",
+        "from_revision": "r1",
+        "to_revision": "r2",
+        "shared_items": 2,
+        "metric": "correctness",
+        "previous": {"numerator": 1, "denominator": 1},
         "current": {"numerator": 1, "denominator": 1},
-    }  # fmt: skip
+    }
     markdown = out(five.history("--format", "markdown"))
-    assert any(x.startswith("| **golden set r1 \\-\\> r2\\: \\+1 j04 \\-1 j09 \\~1 j02\\;")
-               for x in markdown)  # fmt: skip
+    assert any(
+        x.startswith("| **golden set r1 \\-\\> r2\\: \\+1 j04 \\-1 j09 \\~1 j02\\;")
+        for x in markdown
+    )

@@ -114,9 +114,7 @@ def test_the_verdict_comes_first_with_every_reason():
 
 
 def test_a_release_says_so():
-    ev = be.evaluate(
-        "THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"
-    )
+    ev = be.evaluate("THRESHOLDS 0 0 0\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n")
     assert markdown_report(ev).startswith(
         "## Buddy release gate: RELEASE\n\n**RELEASE**: NEW may replace OLD.\n"
     )

@@ -154,8 +154,9 @@ def test_failed_notebook_run_leaves_an_existing_report_untouched(tmp_path):
     out.write_text("the previous report", encoding="utf-8")
     proc = run_notebook_cli("data/example.txt", "-o", out, "--notebook", notebook)
     # the input was fine: the run could not finish (3), never an input error or a verdict
-    assert_one_line_error(proc, "could not finish", "RuntimeError: the notebook broke on two lines",
-                          status=3)  # fmt: skip
+    assert_one_line_error(
+        proc, "could not finish", "RuntimeError: the notebook broke on two lines", status=3
+    )
     assert out.read_text(encoding="utf-8") == "the previous report"
     assert leftovers(tmp_path) == []
 

@@ -62,8 +62,11 @@ def test_an_existing_ledger_named_by_a_report_option_is_refused_untouched(workdi
     _refused(done, "--junit and --ledger name the same file")
     after = _files(workdir)
     # (the read-only check of the ledger may leave SQLite's -wal and -shm beside it)
-    assert {k: after[k] for k in before} == before and set(after) <= {*before, "l.db-wal",
-                                                                       "l.db-shm"}  # fmt: skip
+    assert {k: after[k] for k in before} == before and set(after) <= {
+        *before,
+        "l.db-wal",
+        "l.db-shm",
+    }
 
 
 @pytest.mark.parametrize(
@@ -115,7 +118,8 @@ def test_the_tasks_outputs_are_checked_against_each_other_and_every_input(workdi
 
 
 def test_distinct_new_files_are_all_written(workdir):
-    done = run_cli("in.txt", "--ledger", "new.db", "--markdown", "s.md", "--junit", "sub/r.xml",
-                   cwd=workdir)  # fmt: skip
+    done = run_cli(
+        "in.txt", "--ledger", "new.db", "--markdown", "s.md", "--junit", "sub/r.xml", cwd=workdir
+    )
     assert done.returncode == 1, done.stderr
     assert all((workdir / name).exists() for name in ("new.db", "s.md", "sub/r.xml"))

@@ -66,8 +66,15 @@ def test_public_api():
 def test_the_main_entry_points_are_fully_annotated():
     import inspect
 
-    names = ["load", "from_frames", "evaluate", "report", "collapsible", "format_metrics_table",
-             *[n for n in buddy_eval.__all__ if n.startswith("plot_")]]  # fmt: skip
+    names = [
+        "load",
+        "from_frames",
+        "evaluate",
+        "report",
+        "collapsible",
+        "format_metrics_table",
+        *[n for n in buddy_eval.__all__ if n.startswith("plot_")],
+    ]
     for name in names:
         signature = inspect.signature(getattr(buddy_eval, name))
         missing = [p for p, v in signature.parameters.items() if v.annotation is inspect._empty]

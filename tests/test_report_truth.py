@@ -246,9 +246,20 @@ def test_drill_down_orders_violations_first_and_says_why(trials):
     assert new["trial"].tolist() == [1, 2, 3, 4, 5]
     assert j06[j06["version"] == "OLD"]["passed"].all()
     assert list(j06.columns) == [
-        "item_id", "item_type", "version", "trial", "passed", "violation", "why",
-        "missed_keywords", "cited", "required_source", "refused", "answer", "line",
-    ]  # fmt: skip
+        "item_id",
+        "item_type",
+        "version",
+        "trial",
+        "passed",
+        "violation",
+        "why",
+        "missed_keywords",
+        "cited",
+        "required_source",
+        "refused",
+        "answer",
+        "line",
+    ]
     assert str(j06["trial"].dtype) == "int64" and str(j06["passed"].dtype) == "bool"
 
 
@@ -301,9 +312,21 @@ def test_interval_chart_plots_the_printed_difference(trials):
 def test_statistics_table_is_formatted_by_the_one_policy(trials):
     shown = format_comparison(trials)
     assert list(shown.columns) == [
-        "metric", "paired items", "fixed", "regressed", "mixed", "missing", "difference",
-        "interval", "p", "Holm p", "reading", "ready", "items needed", "note",
-    ]  # fmt: skip
+        "metric",
+        "paired items",
+        "fixed",
+        "regressed",
+        "mixed",
+        "missing",
+        "difference",
+        "interval",
+        "p",
+        "Holm p",
+        "reading",
+        "ready",
+        "items needed",
+        "note",
+    ]
     row = shown.set_index("metric").loc["correctness"]
     m = trials.paired["correctness"]
     assert row["difference"] == "+0.10"
@@ -329,8 +352,10 @@ def test_small_p_values_and_close_interval_ends():
 
 def test_source_table_rates_per_version_sorted_by_the_largest_drop(trials):
     frame = source_table(trials)
-    changes = [min(a, b) for a, b in zip(frame["correctness_change"], frame["citation_change"],
-                                           strict=True)]  # fmt: skip
+    changes = [
+        min(a, b)
+        for a, b in zip(frame["correctness_change"], frame["citation_change"], strict=True)
+    ]
     assert changes == sorted(changes)
     assert frame["items"].sum() == 32
     # L10: j31 (missing in NEW, counts 0) and j32; recounted from the item rates
@@ -341,8 +366,12 @@ def test_source_table_rates_per_version_sorted_by_the_largest_drop(trials):
     assert l10["candidate_correctness"] == pytest.approx(float(expected_new / 2))
     shown = format_source_table(trials)
     assert shown.columns.tolist()[:5] == [
-        "source", "items", "correctness OLD", "correctness NEW", "correctness change",
-    ]  # fmt: skip
+        "source",
+        "items",
+        "correctness OLD",
+        "correctness NEW",
+        "correctness change",
+    ]
     assert shown.loc[0, "missing"] == "NEW 1"
 
 
@@ -382,8 +411,17 @@ def test_long_tables_are_collapsed_with_their_row_count():
 
 def test_trial_summary_is_formatted(trials):
     shown = format_trial_summary(trials)
-    assert shown.iloc[0].tolist() == ["correctness", "OLD", "32", "160", "5", "0.84", "0.63",
-                                      "28%", "12"]  # fmt: skip
+    assert shown.iloc[0].tolist() == [
+        "correctness",
+        "OLD",
+        "32",
+        "160",
+        "5",
+        "0.84",
+        "0.63",
+        "28%",
+        "12",
+    ]
 
 
 # --- the HTML report made with --trials ------------------------------------------------------
@@ -439,8 +477,11 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
     out = tmp_path / "trials.html"
     proc = subprocess.run(
         [sys.executable, "-m", "buddy_eval", "notebook", str(TRIALS), "--trials", "-o", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr  # the report was written
     html = out.read_text(encoding="utf-8")
     ev = be.evaluate(be.load(TRIALS, trials=True))
@@ -495,10 +536,13 @@ def test_the_flaky_chart_legend_covers_no_point(trials, metric):
     plt.close(fig)
 
 
-@pytest.mark.parametrize("path, trials_, method", [
-    (TRIALS, True, "Newcombe hybrid score on the item rates' fractional 2x2 table"),
-    (RELEASE, False, "Newcombe hybrid score"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "path, trials_, method",
+    [
+        (TRIALS, True, "Newcombe hybrid score on the item rates' fractional 2x2 table"),
+        (RELEASE, False, "Newcombe hybrid score"),
+    ],
+)
 def test_the_interval_chart_names_the_results_method(path, trials_, method):
     import matplotlib
 

@@ -94,7 +94,11 @@ def test_settings_are_printed_exactly_as_given():
     from buddy_eval.formatting import format_setting_percent
 
     assert [format_setting_percent(v) for v in (0.95, 0.9999, 0.8, 0.05, 0.125)] == [
-        "95", "99.99", "80", "5", "12.5",
+        "95",
+        "99.99",
+        "80",
+        "5",
+        "12.5",
     ]
     settings = be.Settings(confidence=0.9999, power=0.9, drop=0.05, margin=0.02)
     text = details(be.evaluate("data/example.txt", settings=settings))

@@ -98,16 +98,25 @@ def test_long_table_has_one_row_per_record_and_check_in_order():
         ]
     )
     run_a = load_run(
-        [record("a2", "g2", status="failed"), record("a1", "g1", "x", tokens=None),
-         record("a9", "unknown-golden")],
+        [
+            record("a2", "g2", status="failed"),
+            record("a1", "g1", "x", tokens=None),
+            record("a9", "unknown-golden"),
+        ],
         "A",
-    )  # fmt: skip
+    )
     records = run_a.records.copy()
     table = evaluate_checks(golden.checks, records)
     assert list(table.columns) == [
-        "run", "golden_id", "task_id", "check_index", "check_type", "value", "outcome",
+        "run",
+        "golden_id",
+        "task_id",
+        "check_index",
+        "check_type",
+        "value",
+        "outcome",
         "unknown_reason",
-    ]  # fmt: skip
+    ]
     assert table[["golden_id", "task_id", "check_index"]].values.tolist() == [
         ["g2", "a2", 1],
         ["g1", "a1", 1],
@@ -115,8 +124,10 @@ def test_long_table_has_one_row_per_record_and_check_in_order():
     ]
     assert table["outcome"].astype(str).tolist() == ["fail", "pass", "unknown"]
     assert table["check_type"].astype(str).tolist() == [
-        "status_completed", "contains", "max_tokens",
-    ]  # fmt: skip
+        "status_completed",
+        "contains",
+        "max_tokens",
+    ]
     assert table["value"].tolist()[1:] == ["x", "50"]
     assert table["outcome"].dtype == pd.CategoricalDtype(["pass", "fail", "unknown"])
     assert table["run"].astype(str).unique().tolist() == ["A"]

@@ -12,8 +12,11 @@ from buddy_eval.tasks import compare_runs
 from buddy_eval.tasks._ci_views import comparison_junit, comparison_markdown
 from tests.conftest import DATA, run_cli
 
-FILES = [DATA / "golden-tasks.example.json", DATA / "run-a.example.json",
-         DATA / "run-b.example.json"]  # fmt: skip
+FILES = [
+    DATA / "golden-tasks.example.json",
+    DATA / "run-a.example.json",
+    DATA / "run-b.example.json",
+]
 
 
 @pytest.fixture(scope="module")
@@ -76,13 +79,17 @@ def test_the_tasks_files_are_written_beside_the_report(tmp_path):
 
 def test_a_run_with_no_scored_task_reads_n_a_in_every_view(tmp_path):
     golden = tmp_path / "golden.json"
-    golden.write_text('[{"id": "g1", "prompt": "p", "tier": "t", '
-                      '"checks": [{"type": "max_cost_usd", "value": 0.01}]}]')  # fmt: skip
+    golden.write_text(
+        '[{"id": "g1", "prompt": "p", "tier": "t", '
+        '"checks": [{"type": "max_cost_usd", "value": 0.01}]}]'
+    )
     runs = []
     for name, micros in (("a", "null"), ("b", "5")):
         runs.append(tmp_path / f"{name}.json")
-        runs[-1].write_text(f'[{{"task_id": "t{name}", "golden_id": "g1", "status": "completed", '
-                            f'"usd_micros": {micros}}}]')  # fmt: skip
+        runs[-1].write_text(
+            f'[{{"task_id": "t{name}", "golden_id": "g1", "status": "completed", '
+            f'"usd_micros": {micros}}}]'
+        )
     args = ["tasks", "--golden", golden, "--run-a", runs[0], "--run-b", runs[1]]
     text = run_cli(*args)
     markdown = run_cli(*args, "--format", "markdown")

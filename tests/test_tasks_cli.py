@@ -93,31 +93,55 @@ def test_main_returns_the_status_in_process(files, capsys, monkeypatch):
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("g.json", '[{"id": "g1",}]',
-         "g.json:1: invalid JSON: a comma before the closing '}' (JSON allows no trailing "
-         "comma) (column 13)"),
+        (
+            "g.json",
+            '[{"id": "g1",}]',
+            "g.json:1: invalid JSON: a comma before the closing '}' (JSON allows no trailing "
+            "comma) (column 13)",
+        ),
         ("g.json", b'["\xff"]', "g.json:1: not UTF-8 text: byte 0xff cannot be decoded as UTF-8"),
-        ("g.json", [task("g1", check("max_tokens", True))],
-         "g.json: task 'g1', check 1 (max_tokens): field 'value' must be a non-negative "
-         "integer, got true"),
-        ("g.json", [task("g1", check("similar_to", "x"))],
-         "g.json: task 'g1', check 1: field 'type' must be one of contains, not_contains, "
-         "status_completed, max_tokens, max_cost_usd, got 'similar_to'"),
-        ("g.json", [task("g1", check("status_completed")), task("g1", check("status_completed"))],
-         "g.json: task 'g1' (#2): duplicate golden id (first defined as task #1)"),
-        ("a.json", [{"task_id": "a1", "golden_id": "g1"}],
-         "a.json: record #1 (task_id 'a1'): missing field 'status' (a string)"),
-        ("a.json", [record("a1", "g1"), record("a1", "g2")],
-         "a.json: record #2 (task_id 'a1'): duplicate task_id (first given in record #1); "
-         "each task record may appear once"),
-        ("b.json", [record("b1", "g1"), record("b2", "g1")],
-         "b.json: record #2 (task_id 'b2'): second record for golden task 'g1' in run 'v2' "
-         "(first: record #1, task_id 'b1'); a run may hold one record per golden task"),
-        ("b.json", [record("a1", "g1")],
-         "b.json: record #1 (task_id 'a1'): duplicate task_id, also in run 'v1' (a.json, "
-         "record #1); a task record belongs to one run"),
+        (
+            "g.json",
+            [task("g1", check("max_tokens", True))],
+            "g.json: task 'g1', check 1 (max_tokens): field 'value' must be a non-negative "
+            "integer, got true",
+        ),
+        (
+            "g.json",
+            [task("g1", check("similar_to", "x"))],
+            "g.json: task 'g1', check 1: field 'type' must be one of contains, not_contains, "
+            "status_completed, max_tokens, max_cost_usd, got 'similar_to'",
+        ),
+        (
+            "g.json",
+            [task("g1", check("status_completed")), task("g1", check("status_completed"))],
+            "g.json: task 'g1' (#2): duplicate golden id (first defined as task #1)",
+        ),
+        (
+            "a.json",
+            [{"task_id": "a1", "golden_id": "g1"}],
+            "a.json: record #1 (task_id 'a1'): missing field 'status' (a string)",
+        ),
+        (
+            "a.json",
+            [record("a1", "g1"), record("a1", "g2")],
+            "a.json: record #2 (task_id 'a1'): duplicate task_id (first given in record #1); "
+            "each task record may appear once",
+        ),
+        (
+            "b.json",
+            [record("b1", "g1"), record("b2", "g1")],
+            "b.json: record #2 (task_id 'b2'): second record for golden task 'g1' in run 'v2' "
+            "(first: record #1, task_id 'b1'); a run may hold one record per golden task",
+        ),
+        (
+            "b.json",
+            [record("a1", "g1")],
+            "b.json: record #1 (task_id 'a1'): duplicate task_id, also in run 'v1' (a.json, "
+            "record #1); a task record belongs to one run",
+        ),
     ],
-)  # fmt: skip
+)
 def test_input_errors_exit_2_with_one_line(files, name, content, message):
     path = files / name
     if isinstance(content, str):

@@ -98,9 +98,27 @@ def test_equal_exact_deltas_are_equal_floats():
 
 # Per-task passed counts out of 4 checks: deltas of several sizes, signs and ties.
 PAIRS_20 = [
-    (1, 3), (2, 4), (0, 4), (3, 3), (2, 3), (4, 2), (1, 1), (0, 2), (3, 4), (2, 2),
-    (1, 4), (4, 4), (0, 1), (3, 1), (2, 4), (1, 2), (0, 0), (4, 3), (1, 3), (2, 3),
-]  # fmt: skip
+    (1, 3),
+    (2, 4),
+    (0, 4),
+    (3, 3),
+    (2, 3),
+    (4, 2),
+    (1, 1),
+    (0, 2),
+    (3, 4),
+    (2, 2),
+    (1, 4),
+    (4, 4),
+    (0, 1),
+    (3, 1),
+    (2, 4),
+    (1, 2),
+    (0, 0),
+    (4, 3),
+    (1, 3),
+    (2, 3),
+]
 
 
 def test_nineteen_pairs_are_not_ready_and_compute_no_significance(monkeypatch):
@@ -169,9 +187,11 @@ def test_a_task_id_in_both_runs_is_an_input_error():
 
 @pytest.mark.parametrize(
     ("labels", "message"),
-    [(("x", "x"), "the two run labels must differ, got 'x' twice"),
-     (("", "B"), "a run label must be a non-empty string, got ''")],
-)  # fmt: skip
+    [
+        (("x", "x"), "the two run labels must differ, got 'x' twice"),
+        (("", "B"), "a run label must be a non-empty string, got ''"),
+    ],
+)
 def test_labels_must_be_distinct_and_non_empty(labels, message):
     with pytest.raises(InputError) as info:
         compare_runs(GOLDEN, RUN_A, RUN_B, *labels)
@@ -191,9 +211,12 @@ def test_json_object_fields():
     }
     assert v1["unknown_checks"] == 0
     assert v1["unknown_checks_by_type"] == {
-        "contains": 0, "not_contains": 0, "status_completed": 0, "max_tokens": 0,
+        "contains": 0,
+        "not_contains": 0,
+        "status_completed": 0,
+        "max_tokens": 0,
         "max_cost_usd": 0,
-    }  # fmt: skip
+    }
     assert (v1["records"], v1["excluded_records"], v1["models"]) == (4, 1, ["m1"])
     paired = out["paired"]
     assert {k: paired[k] for k in ("n", "mean_delta", "ready_for_decision", "p_value")} == {

@@ -48,20 +48,32 @@ def _error(load, path) -> str:
 @pytest.mark.parametrize(
     ("items", "raw", "message"),
     [
-        ([task("<R>", check("status_completed"))], '"a\\ud800"',
-         "task #1: field 'id' contains a lone surrogate (\\ud800), which is not valid Unicode "
-         "text, at character 2 of 'a\\ud800'"),
-        ([task("t1", check("status_completed"), prompt="<R>")], '"Say \\udfff"',
-         "task 't1': field 'prompt' contains a lone surrogate (\\udfff), which is not valid "
-         "Unicode text, at character 5 of 'Say \\udfff'"),
-        ([task("t1", check("contains", "<R>"))], '"\\ud83d"',
-         "task 't1', check 1 (contains): field 'value' contains a lone surrogate (\\ud83d), "
-         "which is not valid Unicode text, at character 1 of '\\ud83d'"),
-        ([task("t1", check("status_completed"), tier="<R>")], '"b\\udc00"',
-         "task 't1': field 'tier' contains a lone surrogate (\\udc00), which is not valid "
-         "Unicode text, at character 2 of 'b\\udc00'"),
+        (
+            [task("<R>", check("status_completed"))],
+            '"a\\ud800"',
+            "task #1: field 'id' contains a lone surrogate (\\ud800), which is not valid Unicode "
+            "text, at character 2 of 'a\\ud800'",
+        ),
+        (
+            [task("t1", check("status_completed"), prompt="<R>")],
+            '"Say \\udfff"',
+            "task 't1': field 'prompt' contains a lone surrogate (\\udfff), which is not valid "
+            "Unicode text, at character 5 of 'Say \\udfff'",
+        ),
+        (
+            [task("t1", check("contains", "<R>"))],
+            '"\\ud83d"',
+            "task 't1', check 1 (contains): field 'value' contains a lone surrogate (\\ud83d), "
+            "which is not valid Unicode text, at character 1 of '\\ud83d'",
+        ),
+        (
+            [task("t1", check("status_completed"), tier="<R>")],
+            '"b\\udc00"',
+            "task 't1': field 'tier' contains a lone surrogate (\\udc00), which is not valid "
+            "Unicode text, at character 2 of 'b\\udc00'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_lone_surrogate_in_a_golden_file_is_an_input_error(tmp_path, items, raw, message):
     path = _golden_file(tmp_path, items, raw)
     assert _error(load_golden, path) == f"{path}: {message}"
@@ -230,9 +242,17 @@ def test_a_python_float_cost_limit_above_a_billion_is_an_input_error():
 
 @pytest.mark.parametrize(
     ("char", "code"),
-    [("\n", "000A"), ("\r", "000D"), ("\x1b", "001B"), ("\x00", "0000"), ("\x7f", "007F"),
-     ("\x85", "0085"), ("\u2028", "2028"), ("\u2029", "2029")],
-)  # fmt: skip
+    [
+        ("\n", "000A"),
+        ("\r", "000D"),
+        ("\x1b", "001B"),
+        ("\x00", "0000"),
+        ("\x7f", "007F"),
+        ("\x85", "0085"),
+        ("\u2028", "2028"),
+        ("\u2029", "2029"),
+    ],
+)
 def test_a_control_character_in_a_golden_id_is_an_input_error(char, code):
     golden_id = f"jv-01{char}run B (x): 99"
     kind = {"2028": "line separator", "2029": "paragraph separator"}.get(code, "control character")
@@ -260,14 +280,23 @@ def test_control_characters_in_record_identifiers_are_input_errors(tmp_path):
 @pytest.mark.parametrize(
     ("label", "message"),
     [
-        ("v2\nmissing", "the run label contains the control character U+000A at character 3 of "
-         f"'v2\\nmissing'; {IDENTIFIER_RULE}"),
-        ("v2\u2028", "the run label contains the line separator U+2028 at character 3 of "
-         f"'v2\\u2028'; {IDENTIFIER_RULE}"),
-        ("v\ud800", "the run label contains a lone surrogate (\\ud800), which is not valid "
-         "Unicode text, at character 2 of 'v\\ud800'"),
+        (
+            "v2\nmissing",
+            "the run label contains the control character U+000A at character 3 of "
+            f"'v2\\nmissing'; {IDENTIFIER_RULE}",
+        ),
+        (
+            "v2\u2028",
+            "the run label contains the line separator U+2028 at character 3 of "
+            f"'v2\\u2028'; {IDENTIFIER_RULE}",
+        ),
+        (
+            "v\ud800",
+            "the run label contains a lone surrogate (\\ud800), which is not valid "
+            "Unicode text, at character 2 of 'v\\ud800'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_control_character_in_a_label_is_an_input_error(label, message):
     golden = [task("t1", check("status_completed"))]
     with pytest.raises(InputError) as info:
@@ -307,14 +336,18 @@ def test_a_50_mb_value_is_not_echoed(tmp_path):
     huge = "x" * 50_000_000
     cases = [
         ([task("t1", check("contains", 7), prompt=huge)], "field 'value' must be"),
-        ([task(huge, check("status_completed")), task(huge, check("status_completed"))],
-         "duplicate golden id"),
-        ([task("t1", check("contains", huge), {"type": "max_tokens", "value": huge})],
-         "field 'value' must be a non-negative integer"),
+        (
+            [task(huge, check("status_completed")), task(huge, check("status_completed"))],
+            "duplicate golden id",
+        ),
+        (
+            [task("t1", check("contains", huge), {"type": "max_tokens", "value": huge})],
+            "field 'value' must be a non-negative integer",
+        ),
         ([task("t1", {"type": "status_completed", huge: 1})], "unexpected field"),
         ([task(f"{huge}\n", check("status_completed"))], "control character U+000A"),
         ([task("t1", check("status_completed"), prompt=f"{huge}\ud800")], "lone surrogate"),
-    ]  # fmt: skip
+    ]
     for items, part in cases:
         with pytest.raises(InputError) as info:
             load_golden(items)
@@ -331,8 +364,9 @@ def test_a_50_mb_value_is_not_echoed(tmp_path):
 def test_a_repeated_huge_key_is_quoted_boundedly(tmp_path):
     key = "k" * 100_000
     path = tmp_path / "g.json"
-    path.write_text(f'[{{"id": "t1", "prompt": "p", "tier": "t", "checks": [], "{key}": 1, '
-                    f'"{key}": 2}}]')  # fmt: skip
+    path.write_text(
+        f'[{{"id": "t1", "prompt": "p", "tier": "t", "checks": [], "{key}": 1, "{key}": 2}}]'
+    )
     assert _error(load_golden, str(path)) == (
         f"{path}: task 't1': field {'k' * 57!r}... (99943 more characters) is given more than "
         "once; each field may appear once"
@@ -350,8 +384,10 @@ def test_bom_utf8_nan_and_duplicates_still_behave_as_documented(tmp_path):
     assert _error(load_golden, path) == (
         f"{path}:1: not UTF-8 text: byte 0xff cannot be decoded as UTF-8"
     )
-    path.write_text('[{"id": "t1", "prompt": "p", "tier": "t", "checks": '
-                    '[{"type": "max_tokens", "value": -Infinity}]}]')  # fmt: skip
+    path.write_text(
+        '[{"id": "t1", "prompt": "p", "tier": "t", "checks": '
+        '[{"type": "max_tokens", "value": -Infinity}]}]'
+    )
     assert _error(load_golden, path).endswith("must be a non-negative integer, got -Infinity")
     path.write_text('[{"id": "t1", "id": "t2", "prompt": "p", "tier": "t", "checks": []}]')
     assert _error(load_golden, path) == (

@@ -38,13 +38,22 @@ def test_golden_frames_hold_every_field():
     }
     checks = golden.checks
     assert list(checks.columns) == [
-        "golden_id", "check_index", "check_type", "value", "text", "limit",
-    ]  # fmt: skip
+        "golden_id",
+        "check_index",
+        "check_type",
+        "value",
+        "text",
+        "limit",
+    ]
     assert checks["golden_id"].tolist() == ["loops-01"] * 3 + ["cost-01"] * 2
     assert checks["check_index"].tolist() == [1, 2, 3, 1, 2]
     assert checks["check_type"].astype(str).tolist() == [
-        "contains", "not_contains", "status_completed", "max_tokens", "max_cost_usd",
-    ]  # fmt: skip
+        "contains",
+        "not_contains",
+        "status_completed",
+        "max_tokens",
+        "max_cost_usd",
+    ]
     assert checks["value"].tolist()[:2] == ["for (", "TODO"]
     assert pd.isna(checks["value"][2])
     assert checks["value"].tolist()[3:] == ["800", "0.02"]
@@ -72,9 +81,17 @@ def test_run_frame_holds_every_field_and_missing_values():
     run = load_run(records, "tutor-v1")
     frame = run.records
     assert list(frame.columns) == [
-        "run", "task_id", "golden_id", "model", "status", "result_text",
-        "total_tokens", "usd_micros", "unpriced_tokens", "position",
-    ]  # fmt: skip
+        "run",
+        "task_id",
+        "golden_id",
+        "model",
+        "status",
+        "result_text",
+        "total_tokens",
+        "usd_micros",
+        "unpriced_tokens",
+        "position",
+    ]
     assert frame["run"].astype(str).tolist() == ["tutor-v1", "tutor-v1"]
     assert frame["task_id"].tolist() == ["t1", "7"]
     assert frame["status"].tolist() == ["completed", "failed"]
@@ -126,84 +143,146 @@ def _with_check(value_check: dict) -> list:
 @pytest.mark.parametrize(
     ("items", "message"),
     [
-        ({"id": "x"}, "g.json: expected a JSON list of golden tasks {id, prompt, tier, checks}, "
-         "got an object"),
+        (
+            {"id": "x"},
+            "g.json: expected a JSON list of golden tasks {id, prompt, tier, checks}, "
+            "got an object",
+        ),
         ([], "g.json: the list of golden tasks is empty; expected at least one"),
         (["x"], "g.json: task #1: expected an object {id, prompt, tier, checks}, got 'x'"),
-        ([{"prompt": "p", "tier": "t", "checks": []}],
-         "g.json: task #1: missing field 'id' (a non-empty string)"),
-        ([task(7, check("status_completed"))],
-         "g.json: task #1: field 'id' must be a non-empty string, got 7"),
-        ([task("", check("status_completed"))],
-         "g.json: task #1: field 'id' must be a non-empty string, got ''"),
-        ([{"id": "t1", "tier": "t", "checks": [check("status_completed")]}],
-         "g.json: task 't1': missing field 'prompt' (a non-empty string)"),
-        ([{"id": "t1", "prompt": "p", "checks": [check("status_completed")]}],
-         "g.json: task 't1': missing field 'tier' (a non-empty string)"),
-        ([{"id": "t1", "prompt": "p", "tier": "t"}],
-         "g.json: task 't1': missing field 'checks' (a non-empty list of checks)"),
-        ([task("t1", prompt=None)],
-         "g.json: task 't1': field 'prompt' must be a non-empty string, got null"),
-        ([task("t1", check("status_completed"), tier=True)],
-         "g.json: task 't1': field 'tier' must be a non-empty string or an integer, got true"),
-        ([task("t1")],
-         "g.json: task 't1': field 'checks' must be a non-empty list of checks, got a list"),
-        ([{**task("t1"), "checks": "contains"}],
-         "g.json: task 't1': field 'checks' must be a non-empty list of checks, got 'contains'"),
-        ([task("t1", "contains")],
-         "g.json: task 't1', check 1: expected an object {type, value}, got 'contains'"),
-        ([task("t1", {"value": "x"})],
-         "g.json: task 't1', check 1: missing field 'type' (one of contains, not_contains, "
-         "status_completed, max_tokens, max_cost_usd)"),
-        (_with_check(check("regex", "a.*b")),
-         "g.json: task 't1', check 2: field 'type' must be one of contains, not_contains, "
-         "status_completed, max_tokens, max_cost_usd, got 'regex'"),
-        (_with_check(check("Contains", "x")),
-         "g.json: task 't1', check 2: field 'type' must be one of contains, not_contains, "
-         "status_completed, max_tokens, max_cost_usd, got 'Contains'"),
-        (_with_check({"type": "contains"}),
-         "g.json: task 't1', check 2 (contains): missing field 'value' (a non-empty string)"),
-        (_with_check(check("contains", "")),
-         "g.json: task 't1', check 2 (contains): field 'value' must be a non-empty string, "
-         "got ''"),
-        (_with_check(check("not_contains", 42)),
-         "g.json: task 't1', check 2 (not_contains): field 'value' must be a non-empty string, "
-         "got 42"),
-        (_with_check(check("max_tokens", True)),
-         "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
-         "integer, got true"),
-        (_with_check(check("max_tokens", "800")),
-         "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
-         "integer, got '800'"),
-        (_with_check(check("max_tokens", Decimal("800.5"))),
-         "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
-         "integer, got 800.5"),
-        (_with_check(check("max_tokens", -1)),
-         "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
-         "integer, got -1"),
-        (_with_check(check("max_cost_usd", False)),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
-         "dollars from 0 to 1000000000, got false"),
-        (_with_check(check("max_cost_usd", "0.02")),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
-         "dollars from 0 to 1000000000, got '0.02'"),
-        (_with_check(check("max_cost_usd", Decimal("-0.01"))),
-         "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
-         "dollars from 0 to 1000000000, got -0.01"),
-        (_with_check({"type": "max_cost_usd"}),
-         "g.json: task 't1', check 2 (max_cost_usd): missing field 'value' (a number of US "
-         "dollars from 0 to 1000000000)"),
-        (_with_check({"type": "status_completed", "value": True}),
-         "g.json: task 't1', check 2 (status_completed): unexpected field 'value'; a "
-         "status_completed check has only the fields type"),
-        (_with_check({"type": "contains", "value": "x", "case": "insensitive"}),
-         "g.json: task 't1', check 2 (contains): unexpected field 'case'; a contains check "
-         "has only the fields type, value"),
-        ([task("t1", check("status_completed")), task("t2", check("status_completed")),
-          task("t1", check("contains", "x"))],
-         "g.json: task 't1' (#3): duplicate golden id (first defined as task #1)"),
+        (
+            [{"prompt": "p", "tier": "t", "checks": []}],
+            "g.json: task #1: missing field 'id' (a non-empty string)",
+        ),
+        (
+            [task(7, check("status_completed"))],
+            "g.json: task #1: field 'id' must be a non-empty string, got 7",
+        ),
+        (
+            [task("", check("status_completed"))],
+            "g.json: task #1: field 'id' must be a non-empty string, got ''",
+        ),
+        (
+            [{"id": "t1", "tier": "t", "checks": [check("status_completed")]}],
+            "g.json: task 't1': missing field 'prompt' (a non-empty string)",
+        ),
+        (
+            [{"id": "t1", "prompt": "p", "checks": [check("status_completed")]}],
+            "g.json: task 't1': missing field 'tier' (a non-empty string)",
+        ),
+        (
+            [{"id": "t1", "prompt": "p", "tier": "t"}],
+            "g.json: task 't1': missing field 'checks' (a non-empty list of checks)",
+        ),
+        (
+            [task("t1", prompt=None)],
+            "g.json: task 't1': field 'prompt' must be a non-empty string, got null",
+        ),
+        (
+            [task("t1", check("status_completed"), tier=True)],
+            "g.json: task 't1': field 'tier' must be a non-empty string or an integer, got true",
+        ),
+        (
+            [task("t1")],
+            "g.json: task 't1': field 'checks' must be a non-empty list of checks, got a list",
+        ),
+        (
+            [{**task("t1"), "checks": "contains"}],
+            "g.json: task 't1': field 'checks' must be a non-empty list of checks, got 'contains'",
+        ),
+        (
+            [task("t1", "contains")],
+            "g.json: task 't1', check 1: expected an object {type, value}, got 'contains'",
+        ),
+        (
+            [task("t1", {"value": "x"})],
+            "g.json: task 't1', check 1: missing field 'type' (one of contains, not_contains, "
+            "status_completed, max_tokens, max_cost_usd)",
+        ),
+        (
+            _with_check(check("regex", "a.*b")),
+            "g.json: task 't1', check 2: field 'type' must be one of contains, not_contains, "
+            "status_completed, max_tokens, max_cost_usd, got 'regex'",
+        ),
+        (
+            _with_check(check("Contains", "x")),
+            "g.json: task 't1', check 2: field 'type' must be one of contains, not_contains, "
+            "status_completed, max_tokens, max_cost_usd, got 'Contains'",
+        ),
+        (
+            _with_check({"type": "contains"}),
+            "g.json: task 't1', check 2 (contains): missing field 'value' (a non-empty string)",
+        ),
+        (
+            _with_check(check("contains", "")),
+            "g.json: task 't1', check 2 (contains): field 'value' must be a non-empty string, "
+            "got ''",
+        ),
+        (
+            _with_check(check("not_contains", 42)),
+            "g.json: task 't1', check 2 (not_contains): field 'value' must be a non-empty string, "
+            "got 42",
+        ),
+        (
+            _with_check(check("max_tokens", True)),
+            "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
+            "integer, got true",
+        ),
+        (
+            _with_check(check("max_tokens", "800")),
+            "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
+            "integer, got '800'",
+        ),
+        (
+            _with_check(check("max_tokens", Decimal("800.5"))),
+            "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
+            "integer, got 800.5",
+        ),
+        (
+            _with_check(check("max_tokens", -1)),
+            "g.json: task 't1', check 2 (max_tokens): field 'value' must be a non-negative "
+            "integer, got -1",
+        ),
+        (
+            _with_check(check("max_cost_usd", False)),
+            "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+            "dollars from 0 to 1000000000, got false",
+        ),
+        (
+            _with_check(check("max_cost_usd", "0.02")),
+            "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+            "dollars from 0 to 1000000000, got '0.02'",
+        ),
+        (
+            _with_check(check("max_cost_usd", Decimal("-0.01"))),
+            "g.json: task 't1', check 2 (max_cost_usd): field 'value' must be a number of US "
+            "dollars from 0 to 1000000000, got -0.01",
+        ),
+        (
+            _with_check({"type": "max_cost_usd"}),
+            "g.json: task 't1', check 2 (max_cost_usd): missing field 'value' (a number of US "
+            "dollars from 0 to 1000000000)",
+        ),
+        (
+            _with_check({"type": "status_completed", "value": True}),
+            "g.json: task 't1', check 2 (status_completed): unexpected field 'value'; a "
+            "status_completed check has only the fields type",
+        ),
+        (
+            _with_check({"type": "contains", "value": "x", "case": "insensitive"}),
+            "g.json: task 't1', check 2 (contains): unexpected field 'case'; a contains check "
+            "has only the fields type, value",
+        ),
+        (
+            [
+                task("t1", check("status_completed")),
+                task("t2", check("status_completed")),
+                task("t1", check("contains", "x")),
+            ],
+            "g.json: task 't1' (#3): duplicate golden id (first defined as task #1)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_golden_input_errors(items, message):
     assert _golden_error(items) == message
 
@@ -217,52 +296,83 @@ def _run_error(records) -> str:
 @pytest.mark.parametrize(
     ("records", "message"),
     [
-        ({"task_id": "t"}, "a.json: expected a JSON list of run records {task_id, golden_id, "
-         "status, ...}, got an object"),
+        (
+            {"task_id": "t"},
+            "a.json: expected a JSON list of run records {task_id, golden_id, "
+            "status, ...}, got an object",
+        ),
         ([], "a.json: run 'A' has no records; expected at least one"),
         ([None], "a.json: record #1: expected an object {task_id, golden_id, ...}, got null"),
-        ([{"golden_id": "g", "status": "completed"}],
-         "a.json: record #1: missing field 'task_id' (a non-empty string or an integer)"),
-        ([record(True, "g")],
-         "a.json: record #1: field 'task_id' must be a non-empty string or an integer, got true"),
-        ([{"task_id": "t1", "status": "completed"}],
-         "a.json: record #1 (task_id 't1'): missing field 'golden_id' (a non-empty string)"),
-        ([{"task_id": "t1", "golden_id": "g"}],
-         "a.json: record #1 (task_id 't1'): missing field 'status' (a string)"),
-        ([record("t1", 5)],
-         "a.json: record #1 (task_id 't1'): field 'golden_id' must be a non-empty string, "
-         "got 5"),
-        ([record("t1", "g", status=None)],
-         "a.json: record #1 (task_id 't1'): field 'status' must be a string, got null"),
-        ([record("t1", "g", 42)],
-         "a.json: record #1 (task_id 't1'): field 'result_text' must be a string or null, "
-         "got 42"),
-        ([record("t1", "g", model=["m"])],
-         "a.json: record #1 (task_id 't1'): field 'model' must be a string or null, "
-         "got a list"),
-        ([record("t1", "g", tokens=True)],
-         "a.json: record #1 (task_id 't1'): field 'total_tokens' must be a non-negative "
-         "integer or null, got true"),
-        ([record("t1", "g", usd=Decimal("12.5"))],
-         "a.json: record #1 (task_id 't1'): field 'usd_micros' must be a non-negative "
-         "integer or null, got 12.5"),
-        ([record("t1", "g", unpriced=-3)],
-         "a.json: record #1 (task_id 't1'): field 'unpriced_tokens' must be a non-negative "
-         "integer or null, got -3"),
-        ([record("t1", "g", tokens=2**63)],
-         "a.json: record #1 (task_id 't1'): field 'total_tokens' must be a non-negative "
-         "integer or null, got 9223372036854775808"),
-        ([record("t1", "g1"), record("t2", "g2"), record("t1", "g3")],
-         "a.json: record #3 (task_id 't1'): duplicate task_id (first given in record #1); "
-         "each task record may appear once"),
-        ([record(1, "g1"), record("1", "g3")],
-         "a.json: record #2 (task_id '1'): duplicate task_id (first given in record #1); "
-         "each task record may appear once"),
-        ([record("t1", "g1"), record("t2", "g1")],
-         "a.json: record #2 (task_id 't2'): second record for golden task 'g1' in run 'A' "
-         "(first: record #1, task_id 't1'); a run may hold one record per golden task"),
+        (
+            [{"golden_id": "g", "status": "completed"}],
+            "a.json: record #1: missing field 'task_id' (a non-empty string or an integer)",
+        ),
+        (
+            [record(True, "g")],
+            "a.json: record #1: field 'task_id' must be a non-empty string or an integer, got true",
+        ),
+        (
+            [{"task_id": "t1", "status": "completed"}],
+            "a.json: record #1 (task_id 't1'): missing field 'golden_id' (a non-empty string)",
+        ),
+        (
+            [{"task_id": "t1", "golden_id": "g"}],
+            "a.json: record #1 (task_id 't1'): missing field 'status' (a string)",
+        ),
+        (
+            [record("t1", 5)],
+            "a.json: record #1 (task_id 't1'): field 'golden_id' must be a non-empty string, got 5",
+        ),
+        (
+            [record("t1", "g", status=None)],
+            "a.json: record #1 (task_id 't1'): field 'status' must be a string, got null",
+        ),
+        (
+            [record("t1", "g", 42)],
+            "a.json: record #1 (task_id 't1'): field 'result_text' must be a string or null, "
+            "got 42",
+        ),
+        (
+            [record("t1", "g", model=["m"])],
+            "a.json: record #1 (task_id 't1'): field 'model' must be a string or null, got a list",
+        ),
+        (
+            [record("t1", "g", tokens=True)],
+            "a.json: record #1 (task_id 't1'): field 'total_tokens' must be a non-negative "
+            "integer or null, got true",
+        ),
+        (
+            [record("t1", "g", usd=Decimal("12.5"))],
+            "a.json: record #1 (task_id 't1'): field 'usd_micros' must be a non-negative "
+            "integer or null, got 12.5",
+        ),
+        (
+            [record("t1", "g", unpriced=-3)],
+            "a.json: record #1 (task_id 't1'): field 'unpriced_tokens' must be a non-negative "
+            "integer or null, got -3",
+        ),
+        (
+            [record("t1", "g", tokens=2**63)],
+            "a.json: record #1 (task_id 't1'): field 'total_tokens' must be a non-negative "
+            "integer or null, got 9223372036854775808",
+        ),
+        (
+            [record("t1", "g1"), record("t2", "g2"), record("t1", "g3")],
+            "a.json: record #3 (task_id 't1'): duplicate task_id (first given in record #1); "
+            "each task record may appear once",
+        ),
+        (
+            [record(1, "g1"), record("1", "g3")],
+            "a.json: record #2 (task_id '1'): duplicate task_id (first given in record #1); "
+            "each task record may appear once",
+        ),
+        (
+            [record("t1", "g1"), record("t2", "g1")],
+            "a.json: record #2 (task_id 't2'): second record for golden task 'g1' in run 'A' "
+            "(first: record #1, task_id 't1'); a run may hold one record per golden task",
+        ),
     ],
-)  # fmt: skip
+)
 def test_run_input_errors(records, message):
     assert _run_error(records) == message
 
@@ -370,7 +480,7 @@ def test_a_trailing_comma_is_named_in_the_projects_words(tmp_path, text, line, c
     )
 
 
-@pytest.mark.parametrize("text", ['{"a":,}', "[,]", '[1 2]'])
+@pytest.mark.parametrize("text", ['{"a":,}', "[,]", "[1 2]"])
 def test_other_json_errors_name_the_line_and_a_column(tmp_path, text):
     import re
 
@@ -378,6 +488,7 @@ def test_other_json_errors_name_the_line_and_a_column(tmp_path, text):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as info:
         load_golden(path)
-    assert re.fullmatch(rf"{re.escape(str(path))}:1: invalid JSON: [^()]+ \(column \d+\)",
-                        str(info.value))  # fmt: skip
+    assert re.fullmatch(
+        rf"{re.escape(str(path))}:1: invalid JSON: [^()]+ \(column \d+\)", str(info.value)
+    )
     assert "trailing" not in str(info.value)

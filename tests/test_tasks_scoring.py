@@ -57,8 +57,18 @@ def oracle_scores(golden: list[dict], records: list[dict]) -> list[tuple]:
         measured = passed + failed
         score = Fraction(passed, measured) if measured else None
         all_pass = (failed == 0) if measured else None
-        rows.append((rec["golden_id"], rec["task_id"], passed, failed, unknown, score, all_pass,
-                     unknown == 0))  # fmt: skip
+        rows.append(
+            (
+                rec["golden_id"],
+                rec["task_id"],
+                passed,
+                failed,
+                unknown,
+                score,
+                all_pass,
+                unknown == 0,
+            )
+        )
     return rows
 
 
@@ -71,8 +81,18 @@ def vectorised_scores(golden: list[dict], records: list[dict]) -> list[tuple]:
         if score is not None:
             assert r.score == float(score)
         all_pass = None if pd.isna(r.all_pass) else bool(r.all_pass)
-        rows.append((r.golden_id, r.task_id, r.passed, r.failed, r.unknown, score, all_pass,
-                     bool(r.fully_measured)))  # fmt: skip
+        rows.append(
+            (
+                r.golden_id,
+                r.task_id,
+                r.passed,
+                r.failed,
+                r.unknown,
+                score,
+                all_pass,
+                bool(r.fully_measured),
+            )
+        )
     return rows
 
 
@@ -152,9 +172,19 @@ def test_unknown_checks_leave_the_denominator_and_are_counted():
         ]
     )
     assert list(table.columns) == [
-        "run", "golden_id", "task_id", "n_checks", "passed", "failed", "unknown", "measured",
-        "score", "scored", "all_pass", "fully_measured",
-    ]  # fmt: skip
+        "run",
+        "golden_id",
+        "task_id",
+        "n_checks",
+        "passed",
+        "failed",
+        "unknown",
+        "measured",
+        "score",
+        "scored",
+        "all_pass",
+        "fully_measured",
+    ]
     assert table[["n_checks", "passed", "failed", "unknown", "measured"]].values.tolist() == [
         [3, 1, 0, 2, 1],
         [2, 0, 0, 2, 0],
@@ -177,13 +207,35 @@ def test_run_summary_counts_unscored_tasks_apart():
     )
     summary = summarize_runs(table, ["A", "B"])
     assert summary.to_dict("records") == [
-        {"run": "A", "n": 3, "scored_n": 2, "unscored_n": 1, "mean_score": 0.75,
-         "all_pass_n": 1, "all_pass_rate": 0.5, "fully_measured_n": 1, "checks_n": 7,
-         "passed_checks": 3, "failed_checks": 1, "unknown_checks": 3},
-        {"run": "B", "n": 0, "scored_n": 0, "unscored_n": 0, "mean_score": None,
-         "all_pass_n": 0, "all_pass_rate": None, "fully_measured_n": 0, "checks_n": 0,
-         "passed_checks": 0, "failed_checks": 0, "unknown_checks": 0},
-    ]  # fmt: skip
+        {
+            "run": "A",
+            "n": 3,
+            "scored_n": 2,
+            "unscored_n": 1,
+            "mean_score": 0.75,
+            "all_pass_n": 1,
+            "all_pass_rate": 0.5,
+            "fully_measured_n": 1,
+            "checks_n": 7,
+            "passed_checks": 3,
+            "failed_checks": 1,
+            "unknown_checks": 3,
+        },
+        {
+            "run": "B",
+            "n": 0,
+            "scored_n": 0,
+            "unscored_n": 0,
+            "mean_score": None,
+            "all_pass_n": 0,
+            "all_pass_rate": None,
+            "fully_measured_n": 0,
+            "checks_n": 0,
+            "passed_checks": 0,
+            "failed_checks": 0,
+            "unknown_checks": 0,
+        },
+    ]
     assert summary["run"].dtype == pd.CategoricalDtype(["A", "B"])
     assert summary["mean_score"].isna().tolist() == [False, True]
     assert str(summary["mean_score"].dtype) == str(summary["all_pass_rate"].dtype) == "Float64"
@@ -200,18 +252,26 @@ def test_unknowns_per_check_type_include_zeros():
     assert table.to_dict("list") == {
         "run": ["A"] * 5,
         "check_type": [
-            "contains", "not_contains", "status_completed", "max_tokens", "max_cost_usd",
+            "contains",
+            "not_contains",
+            "status_completed",
+            "max_tokens",
+            "max_cost_usd",
         ],
         "checks": [1, 0, 0, 2, 2],
         "unknown": [0, 0, 0, 1, 2],
         "measured": [1, 0, 0, 1, 0],
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize(
     ("nums", "dens", "expected"),
-    [([1, 2], [2, 3], Fraction(7, 12)), ([], [], None), ([1, 1, 1], [8, 8, 8], Fraction(1, 8)),
-     ([-1, 3], [2, 4], Fraction(1, 8))],
-)  # fmt: skip
+    [
+        ([1, 2], [2, 3], Fraction(7, 12)),
+        ([], [], None),
+        ([1, 1, 1], [8, 8, 8], Fraction(1, 8)),
+        ([-1, 3], [2, 4], Fraction(1, 8)),
+    ],
+)
 def test_exact_mean(nums, dens, expected):
     assert exact_mean(nums, dens) == expected

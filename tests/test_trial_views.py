@@ -96,8 +96,9 @@ def test_item_changes_with_trials_equal_a_plain_reading(data):
             assert got == rates
         m = ev.paired[metric]
         for change in m.ids:
-            assert list(m.ids[change]) == [i for i, c in zip(base, expected, strict=True)
-                                           if c == change]  # fmt: skip
+            assert list(m.ids[change]) == [
+                i for i, c in zip(base, expected, strict=True) if c == change
+            ]
         block = json_report(ev)["comparison"][metric]
         for change in ("fixed", "regressed", "missing"):
             assert block[f"{change}_ids"] == list(m.ids[change])
@@ -116,9 +117,17 @@ def test_the_sample_with_trials_in_every_view():
     ev = be.evaluate(be.load("data/sample_trials.txt", trials=True))
     table = be.item_changes(ev)
     assert list(table.columns) == [
-        "metric", "item_id", "baseline_pass", "candidate_pass", "change",
-        "baseline_rate", "candidate_rate", "baseline_trials", "candidate_trials", "flaky",
-    ]  # fmt: skip
+        "metric",
+        "item_id",
+        "baseline_pass",
+        "candidate_pass",
+        "change",
+        "baseline_rate",
+        "candidate_rate",
+        "baseline_trials",
+        "candidate_trials",
+        "flaky",
+    ]
     assert list(table["change"].cat.categories) == list(TRIAL_CHANGES)
     m = ev.paired["correctness"]
     text = details(ev)
@@ -166,10 +175,21 @@ def test_the_html_report_with_trials_shows_flaky_items(tmp_path):
 
     out = tmp_path / "trials.html"
     proc = subprocess.run(
-        [sys.executable, "-m", "buddy_eval", "notebook", "data/sample_trials.txt", "--trials",
-         "-o", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "buddy_eval",
+            "notebook",
+            "data/sample_trials.txt",
+            "--trials",
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     html = out.read_text(encoding="utf-8")
     assert "Flaky items (" in html and "pass^k" in html

@@ -92,8 +92,14 @@ def _items(rng: random.Random, m: int, k: int):
         p = rng.choice([0.0, 1.0, rng.random(), rng.random()])
         nb, nc = rng.randint(1, k), rng.randint(1, k)
         q = p if rng.random() < 0.7 else rng.random()
-        rows.append((nb, sum(rng.random() < p for _ in range(nb)),
-                     nc, sum(rng.random() < q for _ in range(nc))))  # fmt: skip
+        rows.append(
+            (
+                nb,
+                sum(rng.random() < p for _ in range(nb)),
+                nc,
+                sum(rng.random() < q for _ in range(nc)),
+            )
+        )
     return rows
 
 
@@ -193,8 +199,9 @@ def test_no_interval_has_zero_width_or_misses_its_estimate(rows, confidence):
         mean = sum(Fraction(k, n) for n, k in items) / len(items)
         assert 0 <= r.low < r.high <= 1 and r.low <= mean <= r.high
         # Never wider than the variance bound over the items.
-        low, high = _wilson(float(mean), len(items), statistics.NormalDist().inv_cdf(
-            1 - (1 - confidence) / 2))  # fmt: skip
+        low, high = _wilson(
+            float(mean), len(items), statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+        )
         assert r.high - r.low <= high - low + 1e-12
     assert ci.method in (BOUND_DIFF_METHOD, EFFECTIVE_DIFF_METHOD)
 
@@ -359,8 +366,13 @@ def test_simulated_coverage_type1_and_power_hold():
     # Type-I error of the non-inferiority rule at a true difference of -margin (margin 0.05,
     # one-sided 5%), Monte Carlo error 0.0069 a cell of 1000 datasets: each cell at most
     # 0.05 plus three errors, the five cells pooled at most 0.05 plus one pooled error.
-    cells = (("mixed", 50, 5), ("mixed", 200, 2), ("extreme", 200, 10), ("mixed", 1000, 10),
-             ("extreme", 50, 2))  # fmt: skip
+    cells = (
+        ("mixed", 50, 5),
+        ("mixed", 200, 2),
+        ("extreme", 200, 10),
+        ("mixed", 1000, 10),
+        ("extreme", 50, 2),
+    )
     rates = []
     for name, m, k in cells:
         rate = release_rate(rng, name, m, k, reps, 0.05, -0.05, compare=False)["diff"]
@@ -371,8 +383,18 @@ def test_simulated_coverage_type1_and_power_hold():
     # shares over 1000 datasets); the 400-item Beta(2, 2) case releases in 80% or more.
     for name, equal in (("mixed", False), ("beta22", True)):
         power = [
-            release_rate(rng, name, 400, k, reps, 0.05, 0.0, keep=1.0 if equal else 0.7,
-                         unequal=not equal, compare=False)["diff"]  # fmt: skip
+            release_rate(
+                rng,
+                name,
+                400,
+                k,
+                reps,
+                0.05,
+                0.0,
+                keep=1.0 if equal else 0.7,
+                unequal=not equal,
+                compare=False,
+            )["diff"]
             for k in (1, 2, 5, 10)
         ]
         steps = zip(power, power[1:], strict=False)
@@ -389,9 +411,7 @@ _INPUTS = [
 
 
 @pytest.mark.parametrize("path", _INPUTS, ids=lambda p: p.name)
-def test_one_trial_per_item_is_byte_identical_with_and_without_trials_on_every_view(
-    path, capsys
-):
+def test_one_trial_per_item_is_byte_identical_with_and_without_trials_on_every_view(path, capsys):
     from buddy_eval._cli import main
 
     for view in (["--details"], ["--format", "json"], ["--format", "markdown"]):

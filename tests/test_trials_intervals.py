@@ -77,10 +77,13 @@ def test_one_trial_per_item_is_exactly_the_single_trial_newcombe_interval(n):
                     assert got == paired_diff_interval(a, b, c, d, confidence)
                     assert got[0] < got[1]
                 assert got == pytest.approx(
-                    _newcombe([Fraction(x) for x in base], [Fraction(y) for y in cand],
-                              statistics.NormalDist().inv_cdf(0.95)),
+                    _newcombe(
+                        [Fraction(x) for x in base],
+                        [Fraction(y) for y in cand],
+                        statistics.NormalDist().inv_cdf(0.95),
+                    ),
                     abs=1e-12,
-                )  # fmt: skip
+                )
                 assert rate_interval(cand) == wilson_interval(a + b, n)
 
 
@@ -168,8 +171,9 @@ def test_the_reported_case_blocks_with_and_without_the_duplicate(tmp_path):
     # 25 items that all pass: no evidence of non-inferiority within 0.02 either way.
     text = _input([(True, True)] * 25)
     for content, trials in ((text, False), (text + "NEW q3 L1 N key\n", True)):
-        ev = be.evaluate(content, settings=be.Settings(margin=0.02, rule="noninferiority"),
-                         trials=trials)  # fmt: skip
+        ev = be.evaluate(
+            content, settings=be.Settings(margin=0.02, rule="noninferiority"), trials=trials
+        )
         assert ev.report().splitlines()[-1] == (
             "BLOCK: regression in correctness beyond margin 0.02; "
             "regression in citation beyond margin 0.02"
@@ -193,8 +197,13 @@ def test_one_item_gets_the_wilson_interval_of_one_observation():
 
 def test_the_within_item_share_is_exact_and_rounded_half_up():
     # Three items of six trials passing 0, 1 and 2 times: the within share is exactly 39/40.
-    lines = ["THRESHOLDS 0 0 0", "q0 ANSWER L1 key", "q1 ANSWER L1 key", "q2 ANSWER L1 key",
-             "RESULTS"]  # fmt: skip
+    lines = [
+        "THRESHOLDS 0 0 0",
+        "q0 ANSWER L1 key",
+        "q1 ANSWER L1 key",
+        "q2 ANSWER L1 key",
+        "RESULTS",
+    ]
     for i, passes in enumerate((0, 1, 2)):
         for version in ("OLD", "NEW"):
             lines += [f"{version} q{i} L1 N key"] * passes

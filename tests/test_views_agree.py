@@ -58,8 +58,11 @@ def _details_ids(text: str) -> dict:
         if head:
             metric = head.group(1)
             continue
-        got = re.match(r"^  items        both pass (\d+), both fail (\d+), fixed (\d+), "
-                       r"regressed (\d+), missing (\d+)$", line)  # fmt: skip
+        got = re.match(
+            r"^  items        both pass (\d+), both fail (\d+), fixed (\d+), "
+            r"regressed (\d+), missing (\d+)$",
+            line,
+        )
         if got and metric:
             counts[metric] = dict(zip(CHANGES, map(int, got.groups()), strict=True))
         got = re.match(r"^  (fixed|regressed|missing) +(.*)$", line)
@@ -204,9 +207,10 @@ def test_rates_that_print_alike_but_block_show_their_exact_counts_in_every_view(
 
     golden = "".join(f"r{k} REFUSE - -\n" for k in range(200))
     lines = "".join(
-        f"{v} r{k} - {'Y' if k < ok else 'N'} x\n" for v, ok in (("OLD", 192), ("NEW", 191))
+        f"{v} r{k} - {'Y' if k < ok else 'N'} x\n"
+        for v, ok in (("OLD", 192), ("NEW", 191))
         for k in range(200)
-    )  # fmt: skip
+    )
     path = tmp_path / "tie.txt"
     path.write_text("THRESHOLDS 0.5 0.5 0.5\n" + golden + "RESULTS\n" + lines)
     plain = run_cli(path).stdout.decode().splitlines()

@@ -56,14 +56,25 @@ def installed(tmp_path_factory):
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     _run(
-        [str(python), "-m", "pip", "--disable-pip-version-check", "-q", "install",
-         f"{wheel}[notebook]"],
+        [
+            str(python),
+            "-m",
+            "pip",
+            "--disable-pip-version-check",
+            "-q",
+            "install",
+            f"{wheel}[notebook]",
+        ],
         cwd=work,
     )
     elsewhere = work / "elsewhere"
     elsewhere.mkdir()
-    for name in ("sample_release.txt", "golden-tasks.example.json", "run-a.example.json",
-                 "run-b.example.json"):
+    for name in (
+        "sample_release.txt",
+        "golden-tasks.example.json",
+        "run-a.example.json",
+        "run-b.example.json",
+    ):
         shutil.copy(DATA / name, elsewhere / name)
     return wheel, env_dir / "bin" / "buddy-eval", elsewhere
 
@@ -90,14 +101,23 @@ def test_installed_gate_and_tasks_answer_like_the_checkout(installed):
     runs = [
         ["sample_release.txt"],
         ["sample_release.txt", "--format", "json", "--details"],
-        ["tasks", "--golden", "golden-tasks.example.json", "--run-a", "run-a.example.json",
-         "--run-b", "run-b.example.json"],
+        [
+            "tasks",
+            "--golden",
+            "golden-tasks.example.json",
+            "--run-a",
+            "run-a.example.json",
+            "--run-b",
+            "run-b.example.json",
+        ],
     ]
     for args in runs:
         got = subprocess.run([str(program), *args], cwd=here, capture_output=True, timeout=600)
         want = _checkout(*args, cwd=here)
         assert (got.returncode, got.stdout, got.stderr) == (
-            want.returncode, want.stdout, want.stderr
+            want.returncode,
+            want.stdout,
+            want.stderr,
         ), args
         assert got.returncode in (0, 1)
 
@@ -107,7 +127,9 @@ def test_installed_notebook_report_runs_outside_a_checkout(installed):
     _, program, here = installed
     got = subprocess.run(
         [str(program), "notebook", "sample_release.txt", "-o", "report.html"],
-        cwd=here, capture_output=True, timeout=900,
+        cwd=here,
+        capture_output=True,
+        timeout=900,
     )
     gate = _checkout("sample_release.txt", cwd=here)
     assert got.returncode == 0, got.stderr

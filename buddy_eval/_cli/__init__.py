@@ -98,8 +98,10 @@ def main(argv: list[str] | None = None, *, lean: bool = False) -> int:
     runs, SIGINT, SIGTERM and SIGHUP end it with status 3 and one line (the
     previous handlers come back afterwards).
     """
-    argv = [os.fspath(a) if isinstance(a, os.PathLike) else a for a in
-            (sys.argv[1:] if argv is None else argv)]  # fmt: skip
+    argv = [
+        os.fspath(a) if isinstance(a, os.PathLike) else a
+        for a in (sys.argv[1:] if argv is None else argv)
+    ]
     try:
         with stopped_by_signals():
             _check_arguments(argv)
@@ -215,6 +217,7 @@ def console_main() -> None:
     try:
         status = main(lean=True)
     except BaseException as exc:  # noqa: BLE001 - main() catches everything it expects
-        status = error(f"could not finish: internal error: {type(exc).__name__}",
-                       EXIT_COULD_NOT_FINISH)  # fmt: skip
+        status = error(
+            f"could not finish: internal error: {type(exc).__name__}", EXIT_COULD_NOT_FINISH
+        )
     _exit(status)

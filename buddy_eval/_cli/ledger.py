@@ -106,9 +106,7 @@ class Recorder:
         from .._evaluation import evaluate
 
         if self.path is None or args.baseline != "live":
-            return evaluate(
-                args.input, args.baseline, args.candidate, settings, trials=args.trials
-            )
+            return evaluate(args.input, args.baseline, args.candidate, settings, trials=args.trials)
         from ..ledger._live import evaluate_live
 
         evaluation, self.live = evaluate_live(
@@ -270,9 +268,14 @@ def run_ledger(argv: list[str]) -> int:
         from ..ledger._releases import release
 
         release(
-            args.ledger, args.label, date=args.date, note=args.note, override=args.override,
-            by=args.by, announce=announce,
-        )  # fmt: skip
+            args.ledger,
+            args.label,
+            date=args.date,
+            note=args.note,
+            override=args.override,
+            by=args.by,
+            announce=announce,
+        )
         return EXIT_RELEASE
     if args.action == "rollback":
         from ..ledger._releases import rollback
@@ -280,9 +283,14 @@ def run_ledger(argv: list[str]) -> int:
         if args.reason is None:
             parser.error("rollback needs --reason TEXT: say why the earlier release goes back")
         rollback(
-            args.ledger, args.label, reason=args.reason, date=args.date, note=args.note,
-            by=args.by, announce=announce,
-        )  # fmt: skip
+            args.ledger,
+            args.label,
+            reason=args.reason,
+            date=args.date,
+            note=args.note,
+            by=args.by,
+            announce=announce,
+        )
         return EXIT_RELEASE
     if args.action == "verify":
         from ..ledger._verify import verify

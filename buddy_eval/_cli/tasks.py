@@ -110,9 +110,13 @@ def run(argv: list[str]) -> int:
         from .._paired_settings import Settings
 
         comparison = compare_runs(
-            args.golden, args.run_a, args.run_b, args.label_a, args.label_b,
+            args.golden,
+            args.run_a,
+            args.run_b,
+            args.label_a,
+            args.label_b,
             settings=Settings(min_paired=args.min_paired),
-        )  # fmt: skip
+        )
         if as_json:
             text = comparison.to_json()
         elif args.format == "markdown":

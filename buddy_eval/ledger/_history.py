@@ -202,11 +202,23 @@ def _releases_frame(rows: dict) -> pd.DataFrame:
         "pipeline": "str",
     }
     records = [
-        (r.id, r.kind, rows["labels"][r.version_id], r.date, r.evaluation_id,
-         verdicts.get(r.evaluation_id) if r.kind == "release" else None, r.override_reason,
-         r.rollback_reason, r.note, r.recorded_by, r.commit_sha, r.run_url, r.pipeline)
+        (
+            r.id,
+            r.kind,
+            rows["labels"][r.version_id],
+            r.date,
+            r.evaluation_id,
+            verdicts.get(r.evaluation_id) if r.kind == "release" else None,
+            r.override_reason,
+            r.rollback_reason,
+            r.note,
+            r.recorded_by,
+            r.commit_sha,
+            r.run_url,
+            r.pipeline,
+        )
         for r in rows["releases"]
-    ]  # fmt: skip
+    ]
     return pd.DataFrame.from_records(records, columns=list(columns)).astype(columns)
 
 
@@ -331,14 +343,38 @@ def _items_frame(rows: dict) -> tuple[pd.DataFrame, _Grid]:
             if code == len(item_ids):
                 item_ids.append(item_id)
             records.append(
-                (index_of[result_set.version_id], labels[result_set.version_id],
-                 golden.revision, item_id, fingerprint, item_type, n, correct, cited, refused,
-                 violation, passing, code)
-            )  # fmt: skip
+                (
+                    index_of[result_set.version_id],
+                    labels[result_set.version_id],
+                    golden.revision,
+                    item_id,
+                    fingerprint,
+                    item_type,
+                    n,
+                    correct,
+                    cited,
+                    refused,
+                    violation,
+                    passing,
+                    code,
+                )
+            )
     records.sort(key=lambda r: r[0])
-    columns = ["order", "version", "revision", "item_id", "item_fingerprint", "item_type",
-               "trials", "correct", "cited_ok", "refused_ok", "violation", "passing_trials",
-               "code"]  # fmt: skip
+    columns = [
+        "order",
+        "version",
+        "revision",
+        "item_id",
+        "item_fingerprint",
+        "item_type",
+        "trials",
+        "correct",
+        "cited_ok",
+        "refused_ok",
+        "violation",
+        "passing_trials",
+        "code",
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     trials = np.zeros((len(labels), len(code_of)), np.int64)
     passing = np.zeros((len(labels), len(code_of)), np.int64)
@@ -411,9 +447,11 @@ def _labels_pairs(grid: _Grid, before: np.ndarray, after: int, codes: np.ndarray
     from .._trials import item_rate_changes
 
     return item_rate_changes(
-        grid.trials[before, codes], grid.passing[before, codes],
-        grid.trials[after, codes], grid.passing[after, codes],
-    )  # fmt: skip
+        grid.trials[before, codes],
+        grid.passing[before, codes],
+        grid.trials[after, codes],
+        grid.passing[after, codes],
+    )
 
 
 def _escaped(grid: _Grid, releases: pd.DataFrame, labels: list[str]) -> pd.DataFrame:
@@ -453,9 +491,16 @@ def _revisions(rows: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
             diff["removed"] = [i for i in previous if i not in now]
             diff["changed"] = [i for i in now if i in previous and previous[i] != now[i]]
         records.append(
-            (golden.revision, golden.fingerprint[:SHORT], golden.fingerprint, len(golden.items),
-             len(diff["added"]), len(diff["removed"]), len(diff["changed"]))
-        )  # fmt: skip
+            (
+                golden.revision,
+                golden.fingerprint[:SHORT],
+                golden.fingerprint,
+                len(golden.items),
+                len(diff["added"]),
+                len(diff["removed"]),
+                len(diff["changed"]),
+            )
+        )
         for change, ids in diff.items():
             changes += [(golden.revision, change, i) for i in ids]
         previous = now
@@ -500,12 +545,27 @@ def _across_changes(versions: pd.DataFrame, items: pd.DataFrame, rows: dict) -> 
             previous = items[items["version"] == before["version"]]
             current = items[items["version"] == row["version"]]
             records.append(
-                (row["version"], before["version"], before["revision"], row["revision"],
-                 len(both), metric, _rate_on(previous, both, metric),
-                 _rate_on(current, both, metric))
-            )  # fmt: skip
-    columns = ["version", "previous_version", "from_revision", "to_revision", "shared_items",
-               "metric", "previous", "current"]  # fmt: skip
+                (
+                    row["version"],
+                    before["version"],
+                    before["revision"],
+                    row["revision"],
+                    len(both),
+                    metric,
+                    _rate_on(previous, both, metric),
+                    _rate_on(current, both, metric),
+                )
+            )
+    columns = [
+        "version",
+        "previous_version",
+        "from_revision",
+        "to_revision",
+        "shared_items",
+        "metric",
+        "previous",
+        "current",
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     return frame.astype(
         {c: "str" for c in columns[:4]} | {"shared_items": "int64", "metric": "str"}
@@ -774,15 +834,25 @@ def history_json(found: History) -> str:
     for row in found.versions.to_dict("records"):
         entry = {
             k: _json_value(row[k])
-            for k in ("version", "revision", "golden_set", "golden_items", "golden_changed",
-                      "date")
-        }  # fmt: skip
+            for k in ("version", "revision", "golden_set", "golden_items", "golden_changed", "date")
+        }
         for metric in RATE_METRICS:
             num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
             entry[metric] = {"numerator": num, "denominator": den} if den else None
         entry["violations"] = int(row["violations"])
-        for key in ("evaluation", "role", "baseline", "verdict", "reasons", "recorded_by",
-                    "commit", "released", "live", "release_date", "override_reason"):  # fmt: skip
+        for key in (
+            "evaluation",
+            "role",
+            "baseline",
+            "verdict",
+            "reasons",
+            "recorded_by",
+            "commit",
+            "released",
+            "live",
+            "release_date",
+            "override_reason",
+        ):
             entry[key] = _json_value(row[key])
         versions.append(entry)
 

@@ -270,9 +270,10 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
     fingerprints_then = set(then.values())
     removed = tuple(i for i in then if i not in set(ids_now))
     changed = tuple(
-        i for fp, i in zip(fingerprints, ids_now, strict=True)
+        i
+        for fp, i in zip(fingerprints, ids_now, strict=True)
         if i in then and then[i] != fp and fp not in facts
-    )  # fmt: skip
+    )
     added = tuple(i for i in ids_now if i not in then)
     unmeasured = tuple(
         i

@@ -65,15 +65,20 @@ def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None
         values = versions[metric].to_numpy(dtype=float, na_value=np.nan)
         for segment, (start, end) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
             (line,) = ax.plot(
-                x[start:end], values[start:end], marker="o", color=_METRIC_COLORS[metric],
+                x[start:end],
+                values[start:end],
+                marker="o",
+                color=_METRIC_COLORS[metric],
                 label=metric if segment == 0 else None,
-            )  # fmt: skip
+            )
             line.set_gid(f"rate/{metric}/{segment}")
         if metric in found.thresholds:
             threshold = ax.axhline(
-                float(found.thresholds[metric]), color=_METRIC_COLORS[metric], linestyle=":",
+                float(found.thresholds[metric]),
+                color=_METRIC_COLORS[metric],
+                linestyle=":",
                 linewidth=1,
-            )  # fmt: skip
+            )
             threshold.set_gid(f"threshold/{metric}")
     for position in changes.tolist():
         mark = ax.axvline(position - 0.5, color="#000000", linestyle="--", linewidth=1)
@@ -82,9 +87,11 @@ def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None
         if row["released"]:
             override = isinstance(row["override_reason"], str)
             band = ax.axvspan(
-                position - 0.3, position + 0.3, alpha=0.15,
+                position - 0.3,
+                position + 0.3,
+                alpha=0.15,
                 color=_OVERRIDE_COLOR if override else _RELEASE_COLOR,
-            )  # fmt: skip
+            )
             band.set_gid(f"release/{row['version']}")
     ax.set_xticks(x, versions["version"].tolist(), rotation=45, ha="right")
     ax.set_ylim(-0.02, 1.02)
@@ -125,9 +132,12 @@ def plot_history_grid(
     items = found.items
     labels = found.versions["version"].tolist()
     table = items.pivot_table(
-        index="item_fingerprint", columns="version", values="passed", aggfunc="first",
+        index="item_fingerprint",
+        columns="version",
+        values="passed",
+        aggfunc="first",
         sort=False,
-    )  # fmt: skip
+    )
     table = table.reindex(columns=labels).astype(float)
     held = table.notna().sum(axis=1)
     passes = table.sum(axis=1)
@@ -138,9 +148,13 @@ def plot_history_grid(
     names = dict(zip(items["item_fingerprint"], items["item_id"], strict=False))
     ax = new_axes(ax, (max(5.0, 1.5 + 0.4 * len(labels)), max(2.5, 1.0 + 0.22 * len(changed))))
     image = ax.imshow(
-        changed.to_numpy(dtype=float), aspect="auto", interpolation="nearest",
-        cmap=ListedColormap(["#d9534f", "#5cb85c"]), vmin=0, vmax=1,
-    )  # fmt: skip
+        changed.to_numpy(dtype=float),
+        aspect="auto",
+        interpolation="nearest",
+        cmap=ListedColormap(["#d9534f", "#5cb85c"]),
+        vmin=0,
+        vmax=1,
+    )
     image.set_gid("history-grid")
     ax.set_xticks(np.arange(len(labels)), labels, rotation=45, ha="right")
     ax.set_yticks(np.arange(len(changed)), [names[fp] for fp in changed.index])

@@ -130,8 +130,9 @@ class Provenance:
         commit = run_url = pipeline = None
         if env.get("GITHUB_ACTIONS") == "true":
             commit = env.get("GITHUB_SHA")
-            parts = [env.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY",
-                                          "GITHUB_RUN_ID")]  # fmt: skip
+            parts = [
+                env.get(k) for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
+            ]
             if all(parts):
                 run_url = f"{parts[0]}/{parts[1]}/actions/runs/{parts[2]}"
             workflow, number = env.get("GITHUB_WORKFLOW"), env.get("GITHUB_RUN_NUMBER")
@@ -144,8 +145,9 @@ class Provenance:
         def bounded(value):
             return None if not value else str(value)[:_PROVENANCE_LIMIT]
 
-        return cls(str(by)[:_PROVENANCE_LIMIT], bounded(commit), bounded(run_url),
-                   bounded(pipeline))  # fmt: skip
+        return cls(
+            str(by)[:_PROVENANCE_LIMIT], bounded(commit), bounded(run_url), bounded(pipeline)
+        )
 
     def columns(self) -> tuple:
         return (self.by, self.commit, self.run_url, self.pipeline)
@@ -230,9 +232,17 @@ def _golden_items(data) -> list[tuple]:
         join(pa.scalar('"'), golden.required_source.fill_null(""), pa.scalar('"'), ""),
     )
     canonical = join(
-        pa.scalar('["'), golden.item_id, pa.scalar('","'), pa.array(types, pa.string()),
-        pa.scalar('",'), source, pa.scalar(","), words, pa.scalar("]"), "",
-    )  # fmt: skip
+        pa.scalar('["'),
+        golden.item_id,
+        pa.scalar('","'),
+        pa.array(types, pa.string()),
+        pa.scalar('",'),
+        source,
+        pa.scalar(","),
+        words,
+        pa.scalar("]"),
+        "",
+    )
     return [
         (sha256(c.encode("utf-8")).hexdigest(), i, t, s, w)
         for c, i, t, s, w in zip(

@@ -201,9 +201,16 @@ def release(
         _check_order(date, evaluated, evaluation_id, done)
         result = Released(None, label, date, evaluation_id, verdict, override)
         release_id = _insert(
-            connection, "release", version_id, evaluation_id, date, note, override, None,
+            connection,
+            "release",
+            version_id,
+            evaluation_id,
+            date,
+            note,
+            override,
+            None,
             provenance,
-        )  # fmt: skip
+        )
         result = Released(release_id, label, date, evaluation_id, verdict, override)
         _tell(announce, result.message)
     return result

@@ -23,8 +23,10 @@ def text_table(header: list[str], rows: list[list[str]], indent: str = "") -> li
     """Columns padded to their widest cell, two spaces apart; cells made printable."""
     cells = [[printable(c) for c in r] for r in [header, *rows]]
     widths = [max(len(r[k]) for r in cells) for k in range(len(header))]
-    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-            for r in cells]  # fmt: skip
+    return [
+        indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+        for r in cells
+    ]
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -106,25 +108,52 @@ def show(ledger: str | os.PathLike[str]) -> str:
                 else "all"
             )
             rows.append(
-                [str(e.id), f["date"], revision[f["golden_set_id"]], base,
-                 labels[f["candidate_version_id"]], verdict, f["rule"], compared,
-                 _by(f["recorded_by"], f["commit_sha"]), f["input_sha256"][:_SHORT],
-                 _text(f["note"])]
-            )  # fmt: skip
+                [
+                    str(e.id),
+                    f["date"],
+                    revision[f["golden_set_id"]],
+                    base,
+                    labels[f["candidate_version_id"]],
+                    verdict,
+                    f["rule"],
+                    compared,
+                    _by(f["recorded_by"], f["commit_sha"]),
+                    f["input_sha256"][:_SHORT],
+                    _text(f["note"]),
+                ]
+            )
         lines += _table(
-            ["id", "date", "revision", "baseline", "candidate", "verdict", "rule", "compared",
-             "by", "input", "note"],
+            [
+                "id",
+                "date",
+                "revision",
+                "baseline",
+                "candidate",
+                "verdict",
+                "rule",
+                "compared",
+                "by",
+                "input",
+                "note",
+            ],
             rows,
-        )  # fmt: skip
+        )
     lines += ["", f"{format_count(len(releases), 'release')}:"]
     if releases:
         lines += _table(
             ["id", "kind", "version", "date", "evaluation", "reason", "by", "note"],
             [
-                [str(r.id), r.kind, labels[r.version_id], r.date, _text(r.evaluation_id),
-                 _text(r.override_reason if r.kind == "release" else r.rollback_reason),
-                 _by(r.recorded_by, r.commit_sha), _text(r.note)]
+                [
+                    str(r.id),
+                    r.kind,
+                    labels[r.version_id],
+                    r.date,
+                    _text(r.evaluation_id),
+                    _text(r.override_reason if r.kind == "release" else r.rollback_reason),
+                    _by(r.recorded_by, r.commit_sha),
+                    _text(r.note),
+                ]
                 for r in releases
             ],
-        )  # fmt: skip
+        )
     return "\n".join(lines)

@@ -111,8 +111,10 @@ class GoldenSet:
 
 def versions(connection: sqlite3.Connection) -> dict[int, str]:
     """Every version label by id, in recording order."""
-    return {int(i): str(label) for i, label in connection.execute(
-        "SELECT id, label FROM versions ORDER BY id")}  # fmt: skip
+    return {
+        int(i): str(label)
+        for i, label in connection.execute("SELECT id, label FROM versions ORDER BY id")
+    }
 
 
 def golden_sets(
@@ -174,8 +176,7 @@ class ResultSet:
 
 
 def _decode_result_set(row, label: str, name: str) -> ResultSet:
-    (rid, version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest,
-     stored) = row  # fmt: skip
+    (rid, version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest, stored) = row
     expected = result_set_sha256(
         version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest
     )
@@ -195,8 +196,9 @@ def _decode_result_set(row, label: str, name: str) -> ResultSet:
                 raise ValueError("a result line is not 5 fields")
     except (ValueError, TypeError) as exc:
         raise _bad(name, f"the results of version {quoted(label)}", str(exc)) from None
-    return ResultSet(int(rid), int(version_id), int(golden_set_id), bool(kept), items,
-                     result_lines, str(digest))  # fmt: skip
+    return ResultSet(
+        int(rid), int(version_id), int(golden_set_id), bool(kept), items, result_lines, str(digest)
+    )
 
 
 def result_sets(

@@ -101,12 +101,9 @@ EFFECTIVE_MIN_COUNT = 5
 
 #: The method names the intervals carry (:attr:`Interval.method`).
 BOUND_RATE_METHOD = "Wilson score on the mean item rate, over the items (variance bound)"
-EFFECTIVE_RATE_METHOD = (
-    "Wilson score on the mean item rate, at the Korn-Graubard effective size"
-)
+EFFECTIVE_RATE_METHOD = "Wilson score on the mean item rate, at the Korn-Graubard effective size"
 BOUND_DIFF_METHOD = (
-    "Newcombe hybrid score on the item rates' fractional 2x2 table, over the items "
-    "(variance bound)"
+    "Newcombe hybrid score on the item rates' fractional 2x2 table, over the items (variance bound)"
 )
 EFFECTIVE_DIFF_METHOD = (
     "Newcombe hybrid score on the item rates' fractional 2x2 table, at the Korn-Graubard "

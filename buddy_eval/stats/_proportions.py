@@ -63,9 +63,6 @@ class PairedTable:
         )
 
 
-
-
-
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion.
 

@@ -65,30 +65,58 @@ def comparison_markdown(comparison) -> str:
         f"**{p.n} golden tasks scored in both runs**: {ready} "
         f"(at least {p.min_paired} scored pairs needed).",
         "",
-        markdown_row(["run", "tasks", "scored", "mean score", "all checks pass", "fully measured",
-                      "unknown checks"]),  # fmt: skip
+        markdown_row(
+            [
+                "run",
+                "tasks",
+                "scored",
+                "mean score",
+                "all checks pass",
+                "fully measured",
+                "unknown checks",
+            ]
+        ),
         markdown_row(["---"] * 7),
     ]
     for index, label in enumerate((label_a, label_b)):
         f = _run_figures(comparison, index)
-        lines.append(markdown_row([
-            label, str(f["n"]), str(f["scored_n"]), format_diff(f["mean_score"], 3, sign=False),
-            f"{f['all_pass_n']} ({format_rate(f['all_pass_rate'])})", str(f["fully_measured_n"]),
-            f"{f['unknown_checks']} of {f['checks_n']}",
-        ]))  # fmt: skip
+        lines.append(
+            markdown_row(
+                [
+                    label,
+                    str(f["n"]),
+                    str(f["scored_n"]),
+                    format_diff(f["mean_score"], 3, sign=False),
+                    f"{f['all_pass_n']} ({format_rate(f['all_pass_rate'])})",
+                    str(f["fully_measured_n"]),
+                    f"{f['unknown_checks']} of {f['checks_n']}",
+                ]
+            )
+        )
     p_values = (p.p_value, p.p_value_holm, p.sign_test_p_value, p.mcnemar_p_value)
     p_cells = [_p(v) for v in p_values] if p.ready else ["not ready", "-", "-", "-"]
     lines += [
         "",
         f"### Paired, {label_b} minus {label_a}",
         "",
-        markdown_row(["mean delta", f"{label_b} higher", "equal", f"{label_b} lower",
-                      "signed-rank p", "Holm p", "sign test p", "McNemar p (all pass)"]),
+        markdown_row(
+            [
+                "mean delta",
+                f"{label_b} higher",
+                "equal",
+                f"{label_b} lower",
+                "signed-rank p",
+                "Holm p",
+                "sign test p",
+                "McNemar p (all pass)",
+            ]
+        ),
         markdown_row(["---"] * 8),
-        markdown_row([format_diff(p.mean_delta, 3), str(p.wins), str(p.ties), str(p.losses),
-                      *p_cells]),
+        markdown_row(
+            [format_diff(p.mean_delta, 3), str(p.wins), str(p.ties), str(p.losses), *p_cells]
+        ),
         "",
-    ]  # fmt: skip
+    ]
     pairs = comparison.pairs
     for change, words in (("loss", f"{label_b} lower"), ("win", f"{label_b} higher")):
         ids = pairs.loc[pairs["change"] == change, "golden_id"].tolist()

@@ -33,13 +33,35 @@ from ._record_rules import GoldenSet, RunRecords, check_labels, describe
 from ._report import comparison_to_dict, format_comparison
 from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
 
-__all__ = ["CHANGES", "PairedSummary", "TaskComparison", "compare_runs", "pair_tasks",
-           "summarize_pairs", "wilcoxon_p_value"]  # fmt: skip
+__all__ = [
+    "CHANGES",
+    "PairedSummary",
+    "TaskComparison",
+    "compare_runs",
+    "pair_tasks",
+    "summarize_pairs",
+    "wilcoxon_p_value",
+]
 
 CHANGES = ("win", "tie", "loss")
-_PAIR_COLUMNS = ["golden_id", "task_id_a", "task_id_b", "passed_a", "measured_a", "passed_b",
-                 "measured_b", "score_a", "score_b", "both_scored", "delta", "change",
-                 "all_pass_a", "all_pass_b", "fully_measured_a", "fully_measured_b"]  # fmt: skip
+_PAIR_COLUMNS = [
+    "golden_id",
+    "task_id_a",
+    "task_id_b",
+    "passed_a",
+    "measured_a",
+    "passed_b",
+    "measured_b",
+    "score_a",
+    "score_b",
+    "both_scored",
+    "delta",
+    "change",
+    "all_pass_a",
+    "all_pass_b",
+    "fully_measured_a",
+    "fully_measured_b",
+]
 
 
 @dataclass(frozen=True)

@@ -317,8 +317,12 @@ class _Place(NamedTuple):
 
 def _plain_identifier(value) -> bool:
     """A non-blank ASCII string with no control character: what nearly every id is."""
-    return (type(value) is str and value.isascii() and value.strip() != ""
-            and _CONTROL.search(value) is None)  # fmt: skip
+    return (
+        type(value) is str
+        and value.isascii()
+        and value.strip() != ""
+        and _CONTROL.search(value) is None
+    )
 
 
 def _quoted(template: str, *values) -> str:
@@ -349,8 +353,11 @@ _RULES = {
 
 
 _ABSENT = object()
-_OPTIONAL_RECORD_FIELDS = (("model", _TEXT_OR_NULL), ("result_text", _TEXT_OR_NULL),
-                           *((field, _COUNT_OR_NULL) for field in RECORD_FIELDS[5:]))  # fmt: skip
+_OPTIONAL_RECORD_FIELDS = (
+    ("model", _TEXT_OR_NULL),
+    ("result_text", _TEXT_OR_NULL),
+    *((field, _COUNT_OR_NULL) for field in RECORD_FIELDS[5:]),
+)
 
 
 def _field(obj: dict, field: str, rule: str, at: _Place, identifier=False, required=True):
@@ -561,9 +568,11 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         optional = []
         for field, rule in _OPTIONAL_RECORD_FIELDS:
             value = record.get(field)
-            fine = value is None or (type(value) is int and 0 <= value <= INT64_MAX
-                                     if rule is _COUNT_OR_NULL
-                                     else type(value) is str and value.isascii())  # fmt: skip
+            fine = value is None or (
+                type(value) is int and 0 <= value <= INT64_MAX
+                if rule is _COUNT_OR_NULL
+                else type(value) is str and value.isascii()
+            )
             optional.append(value if fine else _field(record, field, rule, at, required=False))
         model, *rest = optional
         rows.append((label, task_id, golden_id, model, status, *rest, position))
