@@ -77,16 +77,16 @@ def bench_history(n_versions: int, n_items: int, repeat: int, tmp: Path) -> dict
     ledger = tmp / "history.ledger"
     data = be.load(path)
     start = time.perf_counter()
-    be.record(be.evaluate(data, labels[0], labels[1]), ledger)
+    be.record(be.evaluate(data, labels[0], labels[1]), ledger, date="2026-01-01", by="bench")
     build = time.perf_counter() - start
     for k in range(0, n_versions, 10):
-        be.release(ledger, labels[k], date="2026-01-01", override="benchmark")
+        be.release(ledger, labels[k], date="2026-01-01", by="bench")  # never gated: no override
     inprocess = []
     for _ in range(repeat):
         start = time.perf_counter()
         found = be.history(ledger)
         inprocess.append(time.perf_counter() - start)
-    assert len(found.items) == n_versions * n_items
+    assert len(found.items) == int((data.trial_counts > 0).sum())  # one row per observation
     process = [_run(["history", "--ledger", str(ledger)]) for _ in range(repeat)]
     return {
         "versions": n_versions,

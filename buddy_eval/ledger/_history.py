@@ -174,7 +174,7 @@ def _read(name: str) -> dict:
         return {
             "labels": _store.versions(connection),
             "sets": _store.golden_sets(connection, name),
-            "results": _store.result_sets(connection, name),
+            "results": _store.result_sets(connection, name, lines=False),
             "evaluations": _store.evaluations(connection, name),
             "releases": _store.releases(connection, name),
         }
@@ -330,83 +330,92 @@ class _Grid:
 
 
 def _items_frame(rows: dict) -> tuple[pd.DataFrame, _Grid]:
+    """Every observation as a row (versions in recording order), built column-wise."""
+    import pyarrow as pa
+
     labels = rows["labels"]
     index_of = {vid: k for k, vid in enumerate(labels)}
-    code_of: dict[str, int] = {}
-    item_ids: list[str] = []
-    records = []
-    for result_set in sorted(rows["results"], key=lambda r: (index_of[r.version_id], r.id)):
-        golden = rows["sets"][result_set.golden_set_id]
-        for position, n, correct, cited, refused, violation, passing in result_set.outcomes:
-            fingerprint, item_id, item_type = golden.items[position][:3]
-            code = code_of.setdefault(fingerprint, len(code_of))
-            if code == len(item_ids):
-                item_ids.append(item_id)
-            records.append(
-                (
-                    index_of[result_set.version_id],
-                    labels[result_set.version_id],
-                    golden.revision,
-                    item_id,
-                    fingerprint,
-                    item_type,
-                    n,
-                    correct,
-                    cited,
-                    refused,
-                    violation,
-                    passing,
-                    code,
-                )
-            )
-    records.sort(key=lambda r: r[0])
-    columns = [
-        "order",
-        "version",
-        "revision",
-        "item_id",
-        "item_fingerprint",
-        "item_type",
-        "trials",
-        "correct",
-        "cited_ok",
-        "refused_ok",
-        "violation",
-        "passing_trials",
-        "code",
-    ]
-    frame = pd.DataFrame.from_records(records, columns=columns)
-    trials = np.zeros((len(labels), len(code_of)), np.int64)
-    passing = np.zeros((len(labels), len(code_of)), np.int64)
-    if len(frame):
-        trials[frame["order"], frame["code"]] = frame["trials"]
-        passing[frame["order"], frame["code"]] = frame["passing_trials"]
-    frame = frame.drop(columns=["order", "code"]).astype(
+    # Every fingerprint gets a number (golden sets in order), and each set its positions' numbers.
+    number: dict[str, int] = {}
+    names: list[tuple[str, str]] = []  # per number: (fingerprint, item id)
+    numbers, strings = {}, {}
+    for set_id, golden in rows["sets"].items():
+        at = []
+        for fingerprint, item_id, *_ in golden.items:
+            k = number.setdefault(fingerprint, len(number))
+            if k == len(names):
+                names.append((fingerprint, item_id))
+            at.append(k)
+        numbers[set_id] = np.array(at, np.int64)
+        strings[set_id] = {
+            "item_id": pa.array([i[1] for i in golden.items], pa.string()),
+            "item_fingerprint": pa.array([i[0] for i in golden.items], pa.string()),
+            "item_type": pa.array([i[2] for i in golden.items], pa.string()),
+        }
+    ordered = sorted(rows["results"], key=lambda r: (index_of[r.version_id], r.id))
+    tables = [r.table for r in ordered] or [np.empty((0, 7))]
+    table = np.concatenate(tables)
+    version = np.concatenate(
+        [np.full(len(r.table), index_of[r.version_id], np.int64) for r in ordered]
+        or [np.empty(0, np.int64)]
+    )
+    fingerprint_number = np.concatenate(
+        [numbers[r.golden_set_id][r.table[:, 0].astype(np.int64)] for r in ordered]
+        or [np.empty(0, np.int64)]
+    )
+    # Items are numbered again in order of first observation (recording order, golden order).
+    seen, first = np.unique(fingerprint_number, return_index=True)
+    order = seen[np.argsort(first, kind="stable")]
+    remap = np.zeros(len(names), np.int64)
+    remap[order] = np.arange(len(order))
+    code = remap[fingerprint_number]
+
+    def text(key: str) -> pd.Series:
+        chunks = [
+            strings[r.golden_set_id][key].take(pa.array(r.table[:, 0].astype(np.int64)))
+            for r in ordered
+        ]
+        return pd.Series(pa.chunked_array(chunks or [pa.array([], pa.string())]), dtype="str")
+
+    def counts(column: int) -> pd.arrays.IntegerArray:
+        values = table[:, column]
+        missing = np.isnan(values)
+        return pd.arrays.IntegerArray(np.where(missing, 0, values).astype(np.int64), missing)
+
+    revision_of = {r.golden_set_id: rows["sets"][r.golden_set_id].revision for r in ordered}
+    version_labels = pa.array(list(labels.values()), pa.string())
+    frame = pd.DataFrame(
         {
-            "version": "str",
-            "revision": "str",
-            "item_id": "str",
-            "item_fingerprint": "str",
-            "item_type": "str",
-            "trials": "int64",
-            "correct": "Int64",
-            "cited_ok": "Int64",
-            "refused_ok": "Int64",
-            "violation": "Int64",
-            "passing_trials": "int64",
+            "version": pd.Series(version_labels.take(pa.array(version)), dtype="str"),
+            "revision": pd.Series(
+                pa.chunked_array(
+                    [
+                        pa.array([revision_of[r.golden_set_id]] * len(r.table), pa.string())
+                        for r in ordered
+                    ]
+                    or [pa.array([], pa.string())]
+                ),
+                dtype="str",
+            ),
+            "item_id": text("item_id"),
+            "item_fingerprint": text("item_fingerprint"),
+            "item_type": text("item_type"),
+            "trials": table[:, 1].astype(np.int64),
+            "correct": counts(2),
+            "cited_ok": counts(3),
+            "refused_ok": counts(4),
+            "violation": counts(5),
+            "passing_trials": table[:, 6].astype(np.int64),
         }
     )
     frame["passed"] = (frame["passing_trials"] == frame["trials"]).astype(bool)
-    return frame.reset_index(drop=True), _Grid(trials, passing, item_ids, list(code_of))
-
-
-def _labels(grid: _Grid, before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """The gate's change code per item from version ``before`` to ``after`` (row indices)."""
-    from .._trials import item_rate_changes
-
-    return item_rate_changes(
-        grid.trials[before], grid.passing[before], grid.trials[after], grid.passing[after]
-    )
+    trials = np.zeros((len(labels), len(order)), np.int64)
+    passing = np.zeros((len(labels), len(order)), np.int64)
+    trials[version, code] = table[:, 1].astype(np.int64)
+    passing[version, code] = table[:, 6].astype(np.int64)
+    item_ids = [names[k][1] for k in order.tolist()]
+    fingerprints = [names[k][0] for k in order.tolist()]
+    return frame, _Grid(trials, passing, item_ids, fingerprints)
 
 
 def _frame(grid: _Grid, codes, extra: dict) -> pd.DataFrame:

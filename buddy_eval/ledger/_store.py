@@ -15,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+
+import numpy as np
 
 from .._errors import InputError, quoted
 
@@ -163,7 +165,9 @@ class ResultSet:
 
     ``outcomes`` holds per item ``(position, trials, correct, cited_ok,
     refused_ok, violation, passed)``, None where a check is not of the item's
-    type; ``lines`` per result line ``(position, trial, cited, refused, answer)``.
+    type (``table`` is the same as a float array, NaN for None); ``lines`` per
+    result line ``(position, trial, cited, refused, answer)`` (empty when read
+    without its lines).
     """
 
     id: int
@@ -173,9 +177,25 @@ class ResultSet:
     outcomes: list
     lines: list
     input_results_sha256: str
+    table: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.empty((0, 7)))
 
 
-def _decode_result_set(row, label: str, name: str) -> ResultSet:
+def _outcome_table(items: list, n_items: int) -> np.ndarray:
+    """The outcomes as an (n, 7) float array, checked: counts, or null where a check does not
+    apply; at least one trial; never more passing trials than trials."""
+    table = np.array(items, dtype=float) if items else np.empty((0, 7))
+    if table.shape != (n_items, 7):
+        raise ValueError("the outcomes are not 7 counts per item")
+    counts = table[:, 1:]
+    whole = np.isnan(counts) | ((counts >= 0) & (counts == np.floor(counts)))
+    if not whole.all() or np.isnan(table[:, :2]).any() or np.isnan(table[:, 6]).any():
+        raise ValueError("an outcome is not a count")
+    if (table[:, 1] < 1).any() or (np.nan_to_num(counts[:, 1:]) > table[:, 1:2]).any():
+        raise ValueError("an outcome has more passing trials than trials")
+    return table
+
+
+def _decode_result_set(row, label: str, name: str, with_lines: bool) -> ResultSet:
     (rid, version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest, stored) = row
     expected = result_set_sha256(
         version_id, golden_set_id, n_items, n_lines, kept, outcomes, lines, digest
@@ -183,28 +203,40 @@ def _decode_result_set(row, label: str, name: str) -> ResultSet:
     if expected != stored:
         raise _bad(name, f"the results of version {quoted(label)}", "their hash does not match")
     try:
-        items, result_lines = json.loads(outcomes), json.loads(lines)
-        if len(items) != n_items or len(result_lines) != n_lines:
-            raise ValueError("counts do not match")
-        for item in items:
-            if len(item) != 7 or not all(v is None or type(v) is int for v in item):
-                raise ValueError("an outcome is not 7 counts")
-            if item[1] < 1 or item[6] > item[1]:
-                raise ValueError("an outcome has more passing trials than trials")
-        for line in result_lines:
-            if len(line) != 5:
-                raise ValueError("a result line is not 5 fields")
+        items = json.loads(outcomes)
+        if not isinstance(items, list):
+            raise ValueError("the outcomes are not a list")
+        table = _outcome_table(items, n_items)
+        result_lines = json.loads(lines) if with_lines else []
+        if with_lines and (
+            len(result_lines) != n_lines or any(len(line) != 5 for line in result_lines)
+        ):
+            raise ValueError("the result lines are not 5 fields each")
     except (ValueError, TypeError) as exc:
         raise _bad(name, f"the results of version {quoted(label)}", str(exc)) from None
     return ResultSet(
-        int(rid), int(version_id), int(golden_set_id), bool(kept), items, result_lines, str(digest)
+        int(rid),
+        int(version_id),
+        int(golden_set_id),
+        bool(kept),
+        items,
+        result_lines,
+        str(digest),
+        table,
     )
 
 
 def result_sets(
-    connection: sqlite3.Connection, name: str, version_id: int | None = None
+    connection: sqlite3.Connection,
+    name: str,
+    version_id: int | None = None,
+    *,
+    lines: bool = True,
 ) -> list[ResultSet]:
-    """The stored results (of one version, or all), checked against their hashes."""
+    """The stored results (of one version, or all), checked against their hashes.
+
+    ``lines=False`` leaves the result lines unread (their hash is still checked).
+    """
     labels = versions(connection)
     query = (
         "SELECT id, version_id, golden_set_id, items, result_lines, answers_kept, outcomes, "
@@ -214,7 +246,7 @@ def result_sets(
         rows = connection.execute(query + " ORDER BY id")
     else:
         rows = connection.execute(query + " WHERE version_id = ? ORDER BY id", (version_id,))
-    return [_decode_result_set(r, labels.get(r[1], "?"), name) for r in rows]
+    return [_decode_result_set(r, labels.get(r[1], "?"), name, lines) for r in rows]
 
 
 _EVALUATION_COLUMNS = (
