@@ -167,11 +167,6 @@ def _input_bytes(source) -> tuple[bytes, str]:
     return read_input_bytes(source), str(source)
 
 
-def _line_key(line: tuple) -> tuple:
-    cited, refused, answer = line
-    return (cited is not None, cited or "", bool(refused), answer is not None, answer or "")
-
-
 def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
     """The input at ``source`` with the live version's stored results added as the baseline.
 
@@ -200,26 +195,14 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
         live = done[-1]
         _store.evaluations(connection, name_ledger)  # the evidence it went live on, checked
         label = _store.versions(connection)[live.version_id]
-        stored = _store.result_sets(connection, name_ledger, live.version_id)
-        sets = _store.golden_sets(connection, name_ledger, {r.golden_set_id for r in stored})
-    facts: dict[str, list] = {}
-    then: dict[str, str] = {}  # item id -> fingerprint, as the live version was measured
-    for result_set in stored:
-        items = sets[result_set.golden_set_id].items
-        lines: dict[int, list] = {}
-        for position, trial, cited, refused, answer in result_set.lines:
-            lines.setdefault(position, []).append((trial, cited, refused, answer))
-        for outcome in result_set.outcomes:
-            fingerprint, item_id = items[outcome[0]][:2]
-            if not result_set.answers_kept:
-                raise InputError(
-                    f"the live version {quoted(label)} was recorded without answers "
-                    "(--no-answers); the gate needs them to score it again: give its results "
-                    "in the input instead"
-                )
-            facts[fingerprint] = lines.get(outcome[0], [])
-            then[item_id] = fingerprint
-    if not trials and any(len(lines) > 1 for lines in facts.values()):
+        facts = _store.version_facts(connection, name_ledger, live.version_id)
+    if not all(fact.answers_kept for fact in facts.values()):
+        raise InputError(
+            f"the live version {quoted(label)} was recorded without answers (--no-answers); "
+            "the gate needs them to score it again: give its results in the input instead"
+        )
+    then = {fact.item_id: fp for fp, fact in facts.items()}  # as the live version was measured
+    if not trials and any(len(fact.lines) > 1 for fact in facts.values()):
         raise InputError(
             f"the live version {quoted(label)} was recorded with repeated trials: add --trials"
         )
@@ -239,16 +222,13 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
     cited_all = results.cited.to_pylist() if given else []
     answers = results.answer.column().to_pylist() if given else []
     for position, rows in given.items():
-        stored_lines = facts.get(fingerprints[position])
-        if stored_lines is None:
+        stored = facts.get(fingerprints[position])
+        if stored is None:
             keep[rows] = True
             from_input.append(position)
             continue
-        here = sorted(
-            ((cited_all[r], bool(results.refused[r]), answers[r]) for r in rows), key=_line_key
-        )
-        there = sorted(((c, bool(f), a) for _, c, f, a in stored_lines), key=_line_key)
-        if here != there:
+        here = _store.canonical_lines((cited_all[r], results.refused[r], answers[r]) for r in rows)
+        if here != stored.canonical():
             line = int(results.line[rows[0]])
             raise InputError(
                 f"version {quoted(label)} is the live version and already has another result "
@@ -263,12 +243,12 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
         (position, *line)
         for position, fingerprint in enumerate(fingerprints)
         if fingerprint in facts
-        for line in facts[fingerprint]
+        for line in facts[fingerprint].lines
     ]
     kept = np.flatnonzero(keep)
     merged = _merged(loaded, kept, stored_rows, label, code, trials)
-    fingerprints_then = set(then.values())
-    removed = tuple(i for i in then if i not in set(ids_now))
+    now = set(ids_now)
+    removed = tuple(i for i in then if i not in now)
     changed = tuple(
         i
         for fp, i in zip(fingerprints, ids_now, strict=True)
@@ -280,7 +260,6 @@ def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
         for k, (fp, i) in enumerate(zip(fingerprints, ids_now, strict=True))
         if not shared[k] and i in then and then[i] == fp
     )
-    del fingerprints_then
     from_ids = tuple(ids_now[p] for p in sorted(from_input))
     return LiveBaseline(
         label=label,

@@ -265,18 +265,11 @@ class _Version:
     unit: str = "line"  # "row" for DataFrames
 
     def per_item(self) -> dict[int, list]:
-        """Per input position, its result lines as sorted (cited, refused, answer) triples."""
+        """Per input position, its result lines as :func:`~._store.canonical_lines` gives them."""
         found: dict[int, list] = {}
         for position, _trial, cited, refused, answer in self.lines:
             found.setdefault(position, []).append((cited, refused, answer))
-        for lines in found.values():
-            lines.sort(key=_line_key)
-        return found
-
-
-def _line_key(line: tuple) -> tuple:
-    cited, refused, answer = line
-    return (cited is not None, cited or "", refused, answer is not None, answer or "")
+        return {position: _store.canonical_lines(lines) for position, lines in found.items()}
 
 
 @dataclass
@@ -352,21 +345,7 @@ class Plan:
             ).fetchone()
             if known is not None:  # these very results were recorded on this golden set
                 return [], []
-        stored_sets = _store.result_sets(connection, name, version_id)
-        sets = _store.golden_sets(connection, name, {r.golden_set_id for r in stored_sets})
-        facts: dict[str, tuple] = {}
-        for result_set in stored_sets:
-            fingerprints = sets[result_set.golden_set_id].fingerprints
-            lines: dict[int, list] = {}
-            for position, _trial, cited, refused, answer in result_set.lines:
-                lines.setdefault(position, []).append((cited, refused, answer))
-            for outcome in result_set.outcomes:
-                mine = sorted(lines.get(outcome[0], []), key=_line_key)
-                facts[fingerprints[outcome[0]]] = (
-                    tuple(outcome[1:]),
-                    mine,
-                    result_set.answers_kept,
-                )
+        facts = _store.version_facts(connection, name, version_id)
         if not facts:
             return version.outcomes, version.lines
         new_lines = version.per_item()
@@ -379,12 +358,13 @@ class Plan:
                 fresh.append(position)
                 continue
             mine = new_lines[position]
-            if not stored[2]:  # stored without answers: compare what was kept
-                mine = sorted(((c, r, None) for c, r, _ in mine), key=_line_key)
-            if stored[0] != tuple(outcome[1:]) or stored[1] != mine:
+            if not stored.answers_kept:  # stored without answers: compare what was kept
+                mine = _store.canonical_lines((c, r, None) for c, r, _ in mine)
+            there = stored.canonical()
+            if stored.outcome != tuple(outcome[1:]) or there != mine:
                 what = (
-                    f"{format_count(len(stored[1]), 'trial')} there, {len(mine)} here"
-                    if len(stored[1]) != len(mine)
+                    f"{format_count(len(there), 'trial')} there, {len(mine)} here"
+                    if len(there) != len(mine)
                     else "another result"
                 )
                 raise InputError(

@@ -23,7 +23,10 @@ import numpy as np
 from .._errors import InputError, quoted
 
 __all__ = [
+    "Fact",
     "GoldenSet",
+    "canonical_lines",
+    "version_facts",
     "ResultSet",
     "StoredEvaluation",
     "StoredRelease",
@@ -247,6 +250,51 @@ def result_sets(
     else:
         rows = connection.execute(query + " WHERE version_id = ? ORDER BY id", (version_id,))
     return [_decode_result_set(r, labels.get(r[1], "?"), name, lines) for r in rows]
+
+
+def canonical_lines(lines) -> list[tuple]:
+    """An item's result lines as ``(cited, refused, answer)`` triples in one order: two
+    versions of the same result (another trial order, a flag as bool or int) compare equal."""
+    triples = [(cited, int(bool(refused)), answer) for cited, refused, answer in lines]
+    return sorted(
+        triples, key=lambda t: (t[0] is not None, t[0] or "", t[1], t[2] is not None, t[2] or "")
+    )
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A version's stored result on one item (by fingerprint).
+
+    ``outcome`` is ``(trials, correct, cited_ok, refused_ok, violation, passed)``;
+    ``lines`` the result lines ``(trial, cited, refused, answer)`` in trial order.
+    """
+
+    item_id: str
+    outcome: tuple
+    lines: tuple
+    answers_kept: bool
+
+    def canonical(self) -> list[tuple]:
+        """:attr:`lines` as :func:`canonical_lines` gives them."""
+        return canonical_lines(line[1:] for line in self.lines)
+
+
+def version_facts(connection: sqlite3.Connection, name: str, version_id: int) -> dict[str, Fact]:
+    """Every stored result of one version, by item fingerprint, checked against the hashes."""
+    stored = result_sets(connection, name, version_id)
+    sets = golden_sets(connection, name, {r.golden_set_id for r in stored})
+    facts = {}
+    for result_set in stored:
+        items = sets[result_set.golden_set_id].items
+        lines: dict[int, list] = {}
+        for position, *line in result_set.lines:
+            lines.setdefault(position, []).append(tuple(line))
+        for position, *outcome in result_set.outcomes:
+            fingerprint, item_id = items[position][:2]
+            facts[fingerprint] = Fact(
+                item_id, tuple(outcome), tuple(lines.get(position, ())), result_set.answers_kept
+            )
+    return facts
 
 
 _EVALUATION_COLUMNS = (
