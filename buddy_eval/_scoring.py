@@ -634,7 +634,7 @@ def _counts(versions, count, flags: dict, is_answer: np.ndarray, missing: np.nda
     numerator, denominator, missed = [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
-        numerator.append(count(flags[metric] & applies))
+        numerator.append(count(flags[metric]))
         denominator.append(count(applies))
         missed.append(count(applies & missing))
     stack = [np.stack(x, axis=1).astype(np.int64) for x in (numerator, denominator, missed)]
