@@ -286,8 +286,8 @@ def _read_only_medium(name: str) -> bool:
         return False
 
 
-def _describe(name: str, connection: sqlite3.Connection) -> int:
-    """The schema version; refuse a database that is not a ledger, or of a newer schema."""
+def _describe(name: str, connection: sqlite3.Connection) -> None:
+    """Refuse a database that is not a ledger, or of another schema version."""
     application = connection.execute("PRAGMA application_id").fetchone()[0]
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if application != APPLICATION_ID:
@@ -307,7 +307,6 @@ def _describe(name: str, connection: sqlite3.Connection) -> int:
             "keeps one result per version and cannot tell golden-set revisions apart; start a "
             "new ledger (the old one stays readable by the buddy_eval that wrote it)",
         )
-    return int(version)
 
 
 def _create(path: Path) -> None:
@@ -389,17 +388,16 @@ def _open(name: str, write: bool, wal: bool = False) -> sqlite3.Connection:
     return connection
 
 
-def _enter(name: str, connection: sqlite3.Connection, write: bool, thorough: bool) -> int:
-    """Begin the transaction, then judge the file; the schema version."""
+def _enter(name: str, connection: sqlite3.Connection, write: bool, thorough: bool) -> None:
+    """Begin the transaction, then judge the file."""
     connection.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     # The first read takes the shared lock: from here no other process can change the
     # file, so its size and its header can be compared.
-    version = _describe(name, connection)
+    _describe(name, connection)
     _check_size(name, connection)
     if thorough:  # every page read once: damage anywhere is found before any work
         _quick_check(name, connection)
     connection.execute("SELECT count(*) FROM versions").fetchone()
-    return version
 
 
 def _quick_check(name: str, connection: sqlite3.Connection) -> None:
