@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Module (path under buddy_eval/, or a folder ending in "/") -> layer.
 LAYERS = {
     "vocabulary.py": "foundation",
+    "phrases.py": "foundation",
     "errors.py": "foundation",
     "thresholds.py": "foundation",
     "settings.py": "foundation",  # paired_settings.py since the modules were renamed
@@ -39,11 +40,13 @@ LAYERS = {
     "kernels.py": "fast kernels",
     "scoring.py": "score and decide",
     "decision.py": "score and decide",
-    "evaluation.py": "score and decide",
+    "evaluation.py": "api",
+    "results.py": "score and decide",
     "paired.py": "paired",
     "trials.py": "paired",
     "stats/": "statistics",
     "escaping.py": "views",
+    "reporting/": "views",
     "formatting.py": "views",
     "coverage.py": "views",
     "details.py": "views",  # details_text.py

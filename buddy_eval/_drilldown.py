@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     import pandas as pd
 
-    from ._evaluation import Evaluation
 
 __all__ = ["TRIAL_ANSWER_COLUMNS", "trial_answers"]
 
@@ -73,9 +72,7 @@ def _why(is_answer: bool, refused: bool, missed: list[str], cited_ok: bool, cite
     return "; ".join(parts)
 
 
-def trial_answers(
-    evaluation: Evaluation, item_id: str | Sequence[str] | None = None
-) -> pd.DataFrame:
+def trial_answers(evaluation, item_id: str | Sequence[str] | None = None) -> pd.DataFrame:
     """Every trial's answer in the baseline and the candidate, and why the failing ones fail.
 
     Without repeated trials each result line is trial 1. The outcomes are

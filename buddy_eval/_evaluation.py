@@ -1,429 +1,50 @@
-"""Score an input and decide: the object users hold in scripts and notebooks."""
+"""An evaluation and its views: :func:`evaluate`, :func:`report` and :class:`Evaluation`.
+
+:class:`Evaluation` is the computed :class:`~buddy_eval._results.Results`
+plus the ways to look at it (the ``--details`` text, the notebook's HTML).
+The results never import their views; this module sits above both.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
-from functools import cached_property
 from typing import TYPE_CHECKING
 
-import numpy as np
-import pyarrow as pa
-
-from ._decision import Decision, decide
-from ._errors import InputError
-from ._loading import EvalInput, load
-from ._paired_settings import Settings
-from ._scoring import Counts, check_versions, grid_counts, items_frame, score_grid
-from ._thresholds import Thresholds
-from ._vocabulary import METRICS
-from .formatting import Report, format_report
+from ._loading import load
+from ._results import BaselineScope, Results
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ._loading import InputSource
-    from ._paired import PairedComparison
+    from ._paired_settings import Settings
+    from .formatting import Report
 
 __all__ = ["BaselineScope", "Evaluation", "evaluate", "report"]
 
-MAX_LISTED_MISSING = 10
 
+class Evaluation(Results):
+    """The scored comparison of a baseline and a candidate version, with its views.
 
-class Evaluation:
-    """The scored comparison of a baseline and a candidate version.
-
-    Build it with :func:`evaluate`. Every DataFrame holds exact counts; only
-    :meth:`report` rounds.
-
-    Attributes
-    ----------
-    data : EvalInput
-        The validated input.
-    baseline, candidate : str
-        The version labels compared.
-    items : pandas.DataFrame
-        Per (version, golden item) outcomes for every version in the input,
-        baseline and candidate first (see :func:`buddy_eval._scoring.score_items`).
-    metrics : pandas.DataFrame
-        Per (version, metric) numerators, denominators and values (see
-        :func:`buddy_eval._scoring.score_versions`).
-    counts : Counts
-        The same exact counts as arrays (what the decision and the report read).
-    decision : Decision
-        RELEASE or BLOCK with the ordered reasons.
-    warnings : tuple of str
-        Unknown result ids, golden items with no result for the baseline or
-        the candidate, and (repeated trials) a compared version whose items
-        have unequal trial counts.
-    scope : BaselineScope or None
-        Where the baseline's results come from and which items it is
-        compared on (a live baseline read from a ledger); None for an input
-        that holds both versions.
-    shared : numpy.ndarray or None
-        The golden items the baseline is compared on (a boolean mask in
-        golden order), or None for every item. A live baseline read from a
-        ledger holds results only for the items it was measured on: its
-        figures, the regression checks and every paired statistic cover
-        these items, while the candidate's figures, its thresholds and its
-        violations cover the whole golden set. With None a golden item with
-        no result counts as failed for either version.
-
-    Notes
-    -----
-    With repeated trials (``data.trials``) the rates and violations (what
-    :attr:`counts`, :meth:`values`, the decision and the report read) count
-    every trial, and so do :attr:`paired` and :meth:`item_changes`, through
-    each item's rate over its trials (:mod:`buddy_eval._trials`). :attr:`items`
-    shows one row per (version, item), its first trial, with the column
-    ``trials``.
+    Build it with :func:`evaluate`. Every figure is computed by
+    :class:`~buddy_eval._results.Results` (see its attributes); only the
+    views round.
     """
-
-    def __init__(
-        self,
-        data: EvalInput,
-        baseline: str = "OLD",
-        candidate: str = "NEW",
-        settings: Settings | None = None,
-        *,
-        scope: BaselineScope | None = None,
-    ) -> None:
-        if not isinstance(data, EvalInput):
-            raise InputError(
-                f"an Evaluation is built from an EvalInput (see buddy_eval.load), got "
-                f"{type(data).__name__}; or call buddy_eval.evaluate(...)"
-            )
-        for role, label in (("baseline", baseline), ("candidate", candidate)):
-            if isinstance(label, Settings):
-                raise InputError(
-                    f"a Settings was passed where the {role} version label goes; pass it by "
-                    "name: evaluate(data, settings=Settings(...))"
-                )
-        check_versions(data, baseline, candidate)
-        self.settings = Settings.check(settings)
-        self.data = data
-        self.baseline = baseline
-        self.candidate = candidate
-        # The gate scores the two compared versions only, so many other labels
-        # cost nothing until someone asks for every version's items.
-        self.scope = scope
-        self.shared = None if scope is None else _shared_mask(scope.items, len(data.golden_columns))
-        self._grid = score_grid(data, [baseline, candidate])
-        full = grid_counts(self._grid)
-        if self.shared is None:
-            self._counts = self._shared_counts = full
-        else:
-            self._shared_counts = grid_counts(self._grid, self.shared)
-            self._counts = _baseline_then_candidate(self._shared_counts, full)
-        if self.settings.rule == "noninferiority":
-            shown = {m.metric: m.noninferior for m in self.paired.metrics}
-            self.decision: Decision = decide(
-                self._counts,
-                data.thresholds,
-                baseline,
-                candidate,
-                noninferior=shown,
-                margin=self.settings.margin,
-                bounds={m.metric: m.noninferiority_bound for m in self.paired.metrics},
-                shared=self._compared_only,
-            )
-        else:
-            self.decision = decide(
-                self._counts, data.thresholds, baseline, candidate, shared=self._compared_only
-            )
-        self.warnings = data.warnings + self._missing_warnings()
-
-    @cached_property
-    def _all_versions_grid(self):
-        others = [v for v in self.data.versions if v not in (self.baseline, self.candidate)]
-        if not others:
-            return self._grid
-        return score_grid(self.data, [self.baseline, self.candidate, *others])
-
-    @property
-    def has_trials(self) -> bool:
-        """Some item has more than one trial in the baseline or the candidate."""
-        return self._grid.trials is not None
-
-    @property
-    def trials_per_version(self) -> dict[str, dict[str, int]] | None:
-        """With repeated trials: per compared version, its trial lines and items with a trial."""
-        if self._grid.trials is None:
-            return None
-        trials = self._grid.trials.reshape(2, -1)
-        return {
-            version: {"trials": int(row.sum()), "items_with_a_trial": int((row > 0).sum())}
-            for version, row in zip((self.baseline, self.candidate), trials, strict=True)
-        }
-
-    @property
-    def _compared_only(self) -> Counts | None:
-        return None if self.shared is None else self._shared_counts
-
-    @property
-    def shared_counts(self) -> Counts:
-        """Both versions' exact counts over the :attr:`shared` items (what the regression
-        checks and the paired statistics compare); :attr:`compared_counts` without a
-        live baseline."""
-        return self._shared_counts
-
-    def not_compared_ids(self) -> list[str]:
-        """Golden items outside :attr:`shared`, in golden order (none without a live baseline)."""
-        if self.shared is None:
-            return []
-        outside = np.flatnonzero(~self.shared)
-        return self.data.golden_columns.item_id.take(pa.array(outside, pa.int64())).to_pylist()
-
-    @property
-    def compared_counts(self) -> Counts:
-        """Exact counts of the baseline and the candidate only (what the decision reads)."""
-        return self._counts
-
-    @cached_property
-    def counts(self) -> Counts:
-        """Exact per-version counts of every version in the input, baseline and candidate first."""
-        if self._all_versions_grid is self._grid:
-            return self._counts
-        return grid_counts(self._all_versions_grid)
-
-    @cached_property
-    def items(self) -> pd.DataFrame:
-        """Per (version, golden item) outcomes (computed on first use, then kept).
-
-        With repeated trials the outcomes are the first trial's, and the
-        column ``trials`` (int64) holds the number of trials of each row.
-        """
-        frame = items_frame(self.data, self._all_versions_grid)
-        if self.data.trials:
-            grid = self._all_versions_grid
-            frame["trials"] = (
-                grid.trials if grid.trials is not None else grid.present.astype(np.int64)
-            )
-        return frame
-
-    @cached_property
-    def metrics(self) -> pd.DataFrame:
-        """Per (version, metric) exact counts and values (built on first use, then kept)."""
-        return self.counts.to_frame()
-
-    # The paired core is imported on first use: the plain gate never needs it.
-
-    @cached_property
-    def _changes(self):
-        from ._paired import metric_changes
-
-        return metric_changes(self._grid, self.data.golden_columns.is_answer, self.shared)
-
-    def item_changes(self) -> pd.DataFrame:
-        """Per (metric, item) change between the versions (see :func:`buddy_eval.item_changes`).
-
-        The table is built once; each call returns a fresh copy, so editing it
-        changes nothing the views show.
-        """
-        return self._item_changes_frame.copy()
-
-    @cached_property
-    def _item_changes_frame(self) -> pd.DataFrame:
-        from ._paired import changes_frame
-
-        return changes_frame(self._changes, self.data.golden_columns.item_id)
-
-    @cached_property
-    def paired(self) -> PairedComparison:
-        """Every paired figure, computed once with :attr:`settings` (:mod:`buddy_eval._paired`)."""
-        from ._paired import compare_versions
-
-        violations = []
-        for version in (self.baseline, self.candidate):
-            row = self._counts.versions.index(version)
-            k = METRICS.index("violations")
-            observed = self._counts.denominator[row, k] - self._counts.missing[row, k]
-            violations.append((int(self._counts.numerator[row, k]), int(observed)))
-        shared = self._shared_counts
-        return compare_versions(
-            self._changes,
-            self.data.golden_columns.item_id,
-            shared.values(self.baseline),
-            shared.values(self.candidate),
-            (violations[0], violations[1]),
-            self.baseline,
-            self.candidate,
-            self.settings,
-        )
-
-    @property
-    def thresholds(self) -> Thresholds:
-        return self.data.thresholds
-
-    @property
-    def release(self) -> bool:
-        """True when the candidate may be released."""
-        return self.decision.release
-
-    def values(self, version: str) -> dict[str, Fraction | int | None]:
-        """One version's metrics as exact fractions (None when not measured)."""
-        return (
-            self._counts.values(version)
-            if version
-            in (
-                self.baseline,
-                self.candidate,
-            )
-            else self.counts.values(version)
-        )
-
-    def report(self) -> Report:
-        """The canonical three lines (baseline, candidate, verdict), no trailing newline."""
-        return format_report(
-            self.baseline,
-            self.values(self.baseline),
-            self.candidate,
-            self.values(self.candidate),
-            self.decision,
-        )
 
     def coverage(self) -> str:
         """Which golden items each figure covers, when the baseline is compared on fewer
         items (a live baseline); empty otherwise. ``--details`` starts with it."""
-        from ._coverage import coverage_lines
+        from .reporting import coverage_text
 
-        return "\n".join(coverage_lines(self))
+        return coverage_text(self)
 
     def details(self) -> str:
         """The statistics section of ``--details``: paired tests, intervals, readiness, trials."""
-        from ._details_text import format_details
+        from .reporting import statistics_text
 
-        return format_details(self.paired)
-
-    def compared_items(self) -> pd.DataFrame:
-        """:attr:`items` restricted to the baseline and the candidate."""
-        keep = self.items["version"].isin([self.baseline, self.candidate])
-        out = self.items[keep].copy()
-        out["version"] = out["version"].cat.set_categories([self.baseline, self.candidate])
-        return out.reset_index(drop=True)
-
-    def missing_ids(self, version: str) -> list[str]:
-        """Golden items with no result for the baseline or the candidate, in golden order."""
-        position = (self.baseline, self.candidate).index(version)
-        missing = np.flatnonzero(self._missing(position))
-        return self.data.golden_columns.item_id.take(pa.array(missing, pa.int64())).to_pylist()
-
-    def _missing(self, position: int) -> np.ndarray:
-        """Per golden item: no result for the version, where it is expected to have one."""
-        missing = self._grid.row_of[position] < 0
-        if position == 0 and self.shared is not None:
-            missing = missing & self.shared
-        return missing
-
-    def _missing_warnings(self) -> tuple[str, ...]:
-        warnings = []
-        golden = self.data.golden_columns
-        # The baseline and the candidate are the grid's first two versions.
-        for position, version in enumerate((self.baseline, self.candidate)):
-            missing = np.flatnonzero(self._missing(position))
-            listed = missing[:MAX_LISTED_MISSING]
-            lines = golden.line[listed].tolist()
-            ids = golden.item_id.take(pa.array(listed, pa.int64())).to_pylist()
-            for item_id, line in zip(ids, lines, strict=True):
-                warnings.append(
-                    f"{self.data.source}:{line}: golden item {item_id!r} has no "
-                    f"result for version {version!r}; it counts as failed"
-                )
-            if len(missing) > MAX_LISTED_MISSING:
-                warnings.append(
-                    f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
-                    f"have no result for version {version!r}; they count as failed"
-                )
-            if self._grid.trials is not None:
-                trials = self._grid.trials.reshape(2, -1)[position]
-                warnings += self._unequal_trials(version, trials)
-        return tuple(warnings)
-
-    def _unequal_trials(self, version: str, trials: np.ndarray) -> list[str]:
-        """A warning when the items a version has results for differ in trial counts."""
-        counts, items = np.unique(trials[trials > 0], return_counts=True)
-        if len(counts) < 2:
-            return []
-        # Most items first; ties by more trials first.
-        pairs = zip(items.tolist(), counts.tolist(), strict=True)
-        (k, n), *rest = sorted(pairs, key=lambda pair: (-pair[0], -pair[1]))
-        parts = [f"{n} trial{'s' if n != 1 else ''} for {k} item{'s' if k != 1 else ''}"]
-        parts += [f"{n} for {k}" for k, n in rest[: MAX_LISTED_MISSING - 1]]
-        more = len(rest) - (MAX_LISTED_MISSING - 1)
-        tail = f" and {more} more trial count{'s' if more != 1 else ''}" if more > 0 else ""
-        return [
-            f"{self.data.source}: version {version!r} has unequal trial counts per item: "
-            + ", ".join(parts)
-            + tail
-        ]
-
-    @cached_property
-    def comparison(self) -> pd.DataFrame:
-        """:attr:`paired` as a DataFrame, one row per metric (see :func:`comparison_frame`)."""
-        from ._paired import comparison_frame
-
-        return comparison_frame(self.paired)
+        return statistics_text(self)
 
     def _repr_html_(self) -> str:
         from ._notebook_views import evaluation_html
 
         return evaluation_html(self)
-
-    def __repr__(self) -> str:
-        head = f"<Evaluation {self.baseline} -> {self.candidate} of {self.data.source}>"
-        return f"{head}\n{self.report()}"
-
-
-@dataclass(frozen=True)
-class BaselineScope:
-    """Which golden items a baseline is compared on, and why the others are not.
-
-    Attributes
-    ----------
-    items : numpy.ndarray
-        Per golden item (golden order): the baseline holds a result for it
-        on this very item (same fingerprint), so it is compared.
-    not_compared : dict of str to tuple of str
-        The other items by why: ``added`` (new since the baseline was
-        measured), ``changed`` (edited since), ``no result`` (never measured).
-    source : str
-        Where the baseline's results come from, in words.
-    hint : str or None
-        How to compare the items not compared.
-    """
-
-    items: np.ndarray
-    not_compared: dict
-    source: str
-    hint: str | None = None
-
-
-def _shared_mask(shared, n_items: int) -> np.ndarray | None:
-    mask = np.asarray(shared)
-    if mask.dtype != bool or mask.shape != (n_items,):
-        raise InputError(
-            f"the compared items must be a boolean mask over the {n_items} golden items, got "
-            f"{mask.dtype} of shape {mask.shape}"
-        )
-    return mask.copy()
-
-
-def _baseline_then_candidate(baseline: Counts, candidate: Counts) -> Counts:
-    """The baseline's row of one :class:`Counts` and the candidate's row of another."""
-
-    def rows(a, b):
-        if a is None or b is None:
-            return None
-        dtype = object if object in (a.dtype, b.dtype) else a.dtype
-        return np.stack([a[0], b[1]]).astype(dtype)
-
-    return Counts(
-        baseline.versions,
-        rows(baseline.numerator, candidate.numerator),
-        rows(baseline.denominator, candidate.denominator),
-        rows(baseline.missing, candidate.missing),
-        rows(baseline.scale, candidate.scale),
-    )
 
 
 def evaluate(

@@ -123,9 +123,10 @@ _COMPARISON_COLUMNS = (
 
 def _evaluation(evaluation: Evaluation | InputSource) -> Evaluation:
     """An Evaluation as is; anything else through :func:`buddy_eval.evaluate` with defaults."""
-    from ._evaluation import Evaluation, evaluate
+    from ._evaluation import evaluate
+    from ._results import Results
 
-    return evaluation if isinstance(evaluation, Evaluation) else evaluate(evaluation)
+    return evaluation if isinstance(evaluation, Results) else evaluate(evaluation)
 
 
 def _outcome_legend(ax, outcomes, x: float, edgecolor=None) -> None:

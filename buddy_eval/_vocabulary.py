@@ -8,6 +8,7 @@ charts. This module imports nothing from the package.
 from __future__ import annotations
 
 __all__ = [
+    "BLOCK",
     "CHANGES",
     "EXIT_BLOCK",
     "EXIT_COULD_NOT_FINISH",
@@ -22,10 +23,15 @@ __all__ = [
     "MISSING_COUNTS_AS_FAILED",
     "PROG",
     "RATE_METRICS",
+    "RELEASE",
     "TRIAL_CHANGES",
 ]
 
 PROG = "buddy-eval"
+
+#: The two verdicts of the gate.
+RELEASE = "RELEASE"
+BLOCK = "BLOCK"
 
 #: Golden item types.
 ITEM_TYPES = ("ANSWER", "REFUSE")

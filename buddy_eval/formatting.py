@@ -25,6 +25,7 @@ from ._decision import Decision
 from ._escaping import markdown_text, terminal_text, xml_text
 from ._thresholds import decimal_text
 from ._vocabulary import RATE_METRICS
+from .stats import BOUND_RATE_METHOD, EFFECTIVE_MIN_ITEMS
 
 __all__ = [
     "MAX_INTERVAL_PLACES",
@@ -38,6 +39,7 @@ __all__ = [
     "format_fraction",
     "format_id_list",
     "format_margin",
+    "format_outlook",
     "format_threshold",
     "format_interval",
     "format_p_value",
@@ -270,6 +272,45 @@ def format_trial_plan(plan, version: str) -> str:
     return (
         f"{how} (SE of {version}'s mean rate {format_rate(plan.se_more_items, 3)} "
         f"vs {format_rate(plan.se_more_trials, 3)})"
+    )
+
+
+def format_outlook(outlook, version: str) -> str:
+    """The ``next`` line: what twice the items or twice the trials would do to the interval.
+
+    The widths are those of ``version``'s printed interval (the ``observed``
+    line) and of the same interval computed for the projected design
+    (:func:`buddy_eval.stats.interval_outlook`), three decimals half up (more,
+    up to six, when three would print two different widths alike).
+    """
+    now, items, trials = outlook.now, outlook.more_items, outlook.more_trials
+    # Three decimals, more (up to six) when they would print two different widths alike.
+    places = 3
+    others = [ci.width for ci in (items, trials) if ci is not None and ci.width != now.width]
+    while places < 6 and any(
+        format_rate(w, places) == format_rate(now.width, places) for w in others
+    ):
+        places += 1
+    width = format_rate(now.width, places)
+    text = (
+        f"{version}'s interval, {width} wide, would be about "
+        f"{format_rate(items.width, places)} with twice the items"
+    )
+    if trials is None:
+        return text + " (no item has two trials: the effect of more trials is not estimated)"
+    after = format_rate(trials.width, places)
+    if after != width:
+        return f"{text}, {after} with twice the trials"
+    if now.method != BOUND_RATE_METHOD:
+        return f"{text}; twice the trials would not change it"
+    why = (
+        f"fewer than {EFFECTIVE_MIN_ITEMS} items"
+        if (now.effective_n or 0) < EFFECTIVE_MIN_ITEMS
+        else "too little spread between the items, or too few passes or failures"
+    )
+    return (
+        f"{text}; twice the trials would not change it ({why}: the interval is the "
+        "variance bound over the items, which only more items narrow)"
     )
 
 

@@ -618,8 +618,8 @@ def test_settings_at_the_edges_are_the_projects_error(settings, message):
 )
 @pytest.mark.parametrize("source,trials", [(SAMPLE, False), (TRIALS, True)])
 def test_settings_inside_the_edges_answer_every_view(settings, source, trials):
-    from buddy_eval._details_text import details
-    from buddy_eval._json_report import dumps, json_report
+    from buddy_eval.reporting import details, dumps
+    from buddy_eval.reporting import json_record as json_report
 
     ev = be.evaluate(source, settings=be.Settings(**settings), trials=trials)
     json.loads(dumps(json_report(ev)))

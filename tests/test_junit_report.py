@@ -10,7 +10,7 @@ from junitparser import Failure, JUnitXml, Skipped
 
 import buddy_eval as be
 from buddy_eval._cli import main
-from buddy_eval._junit_report import junit_report
+from buddy_eval.reporting import junit_report
 from tests.conftest import DATA, run_cli
 
 #: The attributes the common JUnit schema (Jenkins/Ant junit.xsd) requires or allows.
@@ -121,7 +121,7 @@ def test_the_files_are_written_beside_the_verdict(tmp_path):
         plain.stderr,
     )  # the files never change the output or the exit status
     ev = be.evaluate(be.load(DATA / "sample_release.txt"))
-    from buddy_eval._markdown_report import markdown_report
+    from buddy_eval.reporting import markdown_report
 
     assert summary.read_text(encoding="utf-8") == markdown_report(ev)
     assert junit.read_text(encoding="utf-8") == junit_report(ev)

@@ -142,6 +142,7 @@ PUBLIC_MODULES = {
     "buddy_eval.__main__",
     "buddy_eval.formatting",
     "buddy_eval.ledger",
+    "buddy_eval.reporting",
     "buddy_eval.stats",
     "buddy_eval.tasks",
 }

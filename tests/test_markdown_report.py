@@ -10,9 +10,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 import buddy_eval as be
-from buddy_eval._json_report import json_report
-from buddy_eval._markdown_report import markdown_escape, markdown_report
 from buddy_eval.formatting import format_rate
+from buddy_eval.reporting import json_record as json_report
+from buddy_eval.reporting import markdown_report
+from buddy_eval.reporting._markdown import markdown_escape
 from tests.conftest import DATA
 
 #: CommonMark with GitHub's tables and strikethrough: what a step summary renders.

@@ -17,7 +17,6 @@ import pytest
 
 import buddy_eval as be
 from buddy_eval._decision import Check
-from buddy_eval._json_report import json_report
 from buddy_eval._notebook_views import (
     decision_summary,
     decision_summary_html,
@@ -31,6 +30,7 @@ from buddy_eval._notebook_views import (
 )
 from buddy_eval._plotting import item_grid_outcomes
 from buddy_eval.formatting import format_diff, format_interval
+from buddy_eval.reporting import json_record as json_report
 from tests.conftest import DATA, ROOT
 
 TRIALS = DATA / "sample_trials.txt"
@@ -275,7 +275,7 @@ def test_drill_down_names_a_wrong_citation_and_rejects_unknown_ids(plain):
 
 @pytest.mark.parametrize("path, trials_", [(TRIALS, True), (RELEASE, False)])
 def test_comparison_diff_is_the_printed_one(path, trials_):
-    from buddy_eval._details_text import details as details_text
+    from buddy_eval.reporting import details as details_text
 
     ev = be.evaluate(be.load(path, trials=trials_))
     report = json_report(ev)["comparison"]

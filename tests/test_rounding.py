@@ -90,8 +90,8 @@ def test_rates_and_id_lists():
 
 def test_settings_are_printed_exactly_as_given():
     import buddy_eval as be
-    from buddy_eval._details_text import details
     from buddy_eval.formatting import format_setting_percent
+    from buddy_eval.reporting import details
 
     assert [format_setting_percent(v) for v in (0.95, 0.9999, 0.8, 0.05, 0.125)] == [
         "95",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import buddy_eval as be
-from buddy_eval._details_text import details
-from buddy_eval._json_report import json_report
+from buddy_eval.reporting import details
+from buddy_eval.reporting import json_record as json_report
 from buddy_eval.stats import DEFAULT_DISCORDANCE, mcnemar_exact_power
 from buddy_eval.tasks import compare_runs
 from tests.test_tasks_support import check, record, task

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import buddy_eval as be
-from buddy_eval._details_text import details
-from buddy_eval._json_report import json_report
 from buddy_eval._trials import CHANGE_STEP
 from buddy_eval._vocabulary import RATE_METRICS, TRIAL_CHANGES
 from buddy_eval.formatting import format_rate
+from buddy_eval.reporting import details
+from buddy_eval.reporting import json_record as json_report
 from buddy_eval.stats import paired_rates_interval
 from tests import oracle
 from tests.test_trials import trial_inputs

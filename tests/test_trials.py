@@ -89,8 +89,8 @@ def test_one_trial_each_equals_the_plain_gate(data):
         assert trials == oracle.run(data, trials=True)
         return
     assert plain == trials == oracle.run(data, trials=True)
-    from buddy_eval._details_text import details
-    from buddy_eval._json_report import dumps, json_report
+    from buddy_eval.reporting import details, dumps
+    from buddy_eval.reporting import json_record as json_report
 
     a, b = evaluate(load(data)), evaluate(load(data, trials=True))
     assert details(a) == details(b)

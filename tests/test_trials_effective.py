@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval._details_text import details
-from buddy_eval._json_report import json_report
+from buddy_eval.reporting import details
+from buddy_eval.reporting import json_record as json_report
 from buddy_eval.stats import (
     BOUND_DIFF_METHOD,
     BOUND_RATE_METHOD,

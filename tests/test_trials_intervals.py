@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval._details_text import details
-from buddy_eval._json_report import json_report
 from buddy_eval.formatting import format_diff, format_trial_plan
+from buddy_eval.reporting import details
+from buddy_eval.reporting import json_record as json_report
 from buddy_eval.stats import (
     TrialPlan,
     paired_diff_interval,

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import buddy_eval as be
-from buddy_eval._details_text import details
-from buddy_eval._json_report import json_report
 from buddy_eval._vocabulary import CHANGES, RATE_METRICS
+from buddy_eval.reporting import details
+from buddy_eval.reporting import json_record as json_report
 
 IDS = ["q1", "Q1", "q-1", "é", "e\u0301", "r1", "R1", "x", "a", "a.b", "id10", "id1"]
 LABELS = ["OLD", "NEW", "old", "RC1"]

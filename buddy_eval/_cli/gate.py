@@ -124,13 +124,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _summary(evaluation) -> str:
-    from .._markdown_report import markdown_report
+    from ..reporting import markdown_report
 
     return markdown_report(evaluation)
 
 
 def _junit(evaluation) -> str:
-    from .._junit_report import junit_report
+    from ..reporting import junit_report
 
     return junit_report(evaluation)
 
@@ -215,14 +215,14 @@ def run(argv: list[str], lean: bool = False) -> int:
             text: str = evaluation.report()
         # Statistics (and scipy) are loaded only when asked for: the plain gate stays light.
         if args.format == "json":
-            from .._json_report import dumps, json_report
+            from ..reporting import dumps, json_record
 
-            text = dumps(recorder.annotate(json_report(evaluation)))
+            text = dumps(recorder.annotate(json_record(evaluation)))
         elif args.format == "markdown":
             summary = _summary(evaluation)
             text = summary.rstrip("\n")
         elif args.details:
-            from .._details_text import details
+            from ..reporting import details
 
             text = terminal_lines(text + "\n\n" + details(evaluation))
         else:

@@ -792,7 +792,7 @@ def _md(text: str) -> str:
     """Text that renders literally in Markdown: :func:`buddy_eval.formatting.markdown_text`
     through ``markdown_escape`` (every invisible character, a vertical tab or U+2028 too,
     shown as an escape)."""
-    from .._markdown_report import markdown_escape
+    from ..reporting._markdown import markdown_escape
 
     return markdown_escape(text, limit=_MD_LIMIT)
 

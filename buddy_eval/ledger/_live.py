@@ -119,7 +119,7 @@ class LiveBaseline:
 
     def scope(self):
         """The :class:`~buddy_eval.BaselineScope` the gate compares the live version on."""
-        from .._evaluation import BaselineScope
+        from .._results import BaselineScope
 
         return BaselineScope(
             items=self.shared,

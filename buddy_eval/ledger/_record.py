@@ -699,7 +699,7 @@ def prepare(
     InputError
         Not an Evaluation, or a bad ``date`` or ``note``.
     """
-    from .._evaluation import Evaluation
+    from .._results import Results as Evaluation
 
     if not isinstance(evaluation, Evaluation):
         raise InputError(

@@ -21,9 +21,8 @@ from __future__ import annotations
 from fractions import Fraction
 from xml.etree import ElementTree
 
-from .._junit_report import _case, junit_document, junit_suite
-from .._markdown_report import markdown_escape, markdown_ids, markdown_row
-from ..formatting import format_diff, format_p_value, format_rate
+from ..formatting import format_diff, format_p_value, format_rate, xml_text
+from ..reporting._markdown import markdown_escape, markdown_ids, markdown_row
 from ._report import _run_figures, _unpaired_ids
 
 __all__ = ["comparison_junit", "comparison_markdown"]
@@ -167,3 +166,33 @@ def comparison_junit(comparison) -> str:
     junit_suite(root, f"checks {label_b}", checks)
     junit_suite(root, "paired tasks", paired)
     return junit_document(root)
+
+
+def junit_suite(parent: ElementTree.Element, name: str, cases: list[ElementTree.Element]) -> None:
+    """Add a ``testsuite`` of ``cases`` to ``parent``, with its counts."""
+    suite = ElementTree.SubElement(parent, "testsuite", name=name, tests=str(len(cases)))
+    for total, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
+        suite.set(total, str(sum(case.find(tag) is not None for case in cases)))
+    suite.extend(cases)
+
+
+def _case(classname: str, name: str) -> ElementTree.Element:
+    return ElementTree.Element("testcase", classname=classname, name=name, time="0")
+
+
+def junit_document(root: ElementTree.Element) -> str:
+    """The ``testsuites`` root, its totals summed over its suites, as an XML document.
+
+    Every attribute value and every text is passed through
+    :func:`~buddy_eval.formatting.xml_text` here, whoever built the tree.
+    """
+    for total in ("tests", "failures", "errors", "skipped"):
+        root.set(total, str(sum(int(s.get(total, "0")) for s in root)))
+    for element in root.iter():
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
+        if element.text is not None:
+            element.text = xml_text(element.text)
+    ElementTree.indent(root)
+    body = ElementTree.tostring(root, encoding="unicode")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"

@@ -4,15 +4,16 @@ A live baseline read from a ledger holds results only for the items it was
 measured on. The candidate's line, its thresholds and violations cover the
 whole golden set; the baseline's line, the regression checks and every
 paired statistic cover the items both versions hold with the same
-fingerprint. These helpers say so, once, for every view: the lines of
-``--details`` and the Markdown summary (:func:`coverage_lines`) and the
-JSON object (:func:`coverage_record`). Without a scope they say nothing.
+fingerprint. This is said once, as lines (``--details`` indents them, the
+summaries list them) and as the record's ``compared`` object. Without a
+scope there is nothing to say.
 """
 
 from __future__ import annotations
 
-from ._vocabulary import METRICS, RATE_METRICS
-from .formatting import format_count, format_fraction, format_id_list
+from .._vocabulary import METRICS, RATE_METRICS
+from ..formatting import format_count, format_fraction, format_id_list
+from ._model import Lines, User
 
 __all__ = ["NOT_COMPARED_REASONS", "coverage_lines", "coverage_record"]
 
@@ -22,6 +23,9 @@ NOT_COMPARED_REASONS = {
     "changed": "changed since the baseline was measured",
     "no result": "the baseline has no result for them",
 }
+
+#: Characters of one line the summaries show at most (a line may name a ledger path).
+LINE_LIMIT = 1000
 
 
 def _figures(evaluation, label: str) -> str:
@@ -38,31 +42,38 @@ def _figures(evaluation, label: str) -> str:
     return f"{label}: " + " ".join(shown)
 
 
-def coverage_lines(evaluation) -> list[str]:
-    """The lines saying which items each figure covers; none without a scope."""
+def coverage_lines(evaluation) -> Lines | None:
+    """The lines saying which items each figure covers; None without a scope."""
     scope = evaluation.scope
     if scope is None:
-        return []
+        return None
     n_items = len(evaluation.data.golden_columns)
     compared = int(evaluation.shared.sum())
     lines = [
-        f"compared on {compared} of {format_count(n_items, 'golden item')}: the baseline is "
-        f"{scope.source}",
+        (
+            0,
+            f"compared on {compared} of {format_count(n_items, 'golden item')}: the baseline is "
+            f"{scope.source}",
+        )
     ]
     for reason, words in NOT_COMPARED_REASONS.items():
         ids = scope.not_compared.get(reason, ())
         if ids:
-            lines.append(f"  not compared ({words}): {format_id_list(ids)}")
+            lines.append((1, f"not compared ({words}): {format_id_list(ids)}"))
     if scope.hint:
-        lines.append(f"  {scope.hint}")
+        lines.append((1, scope.hint))
     lines.append(
-        f"  {evaluation.baseline}'s line, the regression checks and every paired figure cover "
-        f"the {compared} compared items; {evaluation.candidate}'s line, its thresholds and its "
-        f"violations cover all {n_items}"
+        (
+            1,
+            f"{evaluation.baseline}'s line, the regression checks and every paired figure cover "
+            f"the {compared} compared items; {evaluation.candidate}'s line, its thresholds and "
+            f"its violations cover all {n_items}",
+        )
     )
-    lines.append("  on the compared items:")
-    lines += [f"    {_figures(evaluation, v)}" for v in (evaluation.baseline, evaluation.candidate)]
-    return lines
+    lines.append((1, "on the compared items:"))
+    lines += [(2, _figures(evaluation, v)) for v in (evaluation.baseline, evaluation.candidate)]
+    # Each line names labels, ids or a ledger path: user text, escaped whole by the summaries.
+    return Lines(tuple((depth, (User(text, LINE_LIMIT),)) for depth, text in lines))
 
 
 def coverage_record(evaluation) -> dict | None:

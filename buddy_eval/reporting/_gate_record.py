@@ -1,4 +1,4 @@
-"""The machine-readable report of ``buddy-eval INPUT --format json``.
+"""The gate's record: what ``buddy-eval INPUT --format json`` writes.
 
 One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
 
@@ -75,18 +75,16 @@ Number formats
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict
 from fractions import Fraction
 
-from ._coverage import coverage_record
-from ._details_text import format_outlook
-from ._paired import readiness_note
-from ._thresholds import decimal_text
-from ._vocabulary import MISSING_COUNTS_AS_FAILED
+from .._phrases import CLOPPER_PEARSON_BOUND, HOLM_METHOD, MCNEMAR_POWER, readiness_note
+from .._thresholds import decimal_text
+from .._vocabulary import MISSING_COUNTS_AS_FAILED
+from ..formatting import format_outlook
 
-__all__ = ["FORMAT_VERSION", "dumps", "json_report"]
+__all__ = ["FORMAT_VERSION", "gate_record"]
 
 FORMAT_VERSION = 1
 
@@ -196,7 +194,7 @@ def _comparison(m, settings) -> dict:
         "diff_ci": _interval(m.diff_ci),
         "diff_ci_method": m.diff_method,
         "p_value_holm": _number(m.p_holm),
-        "p_value_holm_method": "Holm step-down over the metrics with a p-value",
+        "p_value_holm_method": HOLM_METHOD,
         **dict(zip(("reading", "reading_text"), m.reading or (None, None), strict=True)),
         "sensitivity": _sensitivity(m),
         "noninferiority": None
@@ -209,12 +207,12 @@ def _comparison(m, settings) -> dict:
         },
         "ready_for_decision": m.ready,
         "required_n": m.required_n,
-        "required_n_method": None
-        if m.required_n is None
-        else "exact power of the exact McNemar test",
+        "required_n_method": None if m.required_n is None else MCNEMAR_POWER,
         "required_n_assumed_discordance": m.assumed_discordance,
         "required_n_observed_discordance": m.observed_discordance,
-        "note": readiness_note(m, settings.min_paired),
+        "note": readiness_note(
+            m.measured, m.ready, m.item_type, m.n_paired, settings.min_paired, m.missing
+        ),
     }
     for change in ("fixed", "regressed", "missing", "mixed"):
         if change in m.ids:
@@ -224,7 +222,7 @@ def _comparison(m, settings) -> dict:
     return out
 
 
-def json_report(evaluation) -> dict:
+def gate_record(evaluation, compared: dict | None) -> dict:
     """The report of an evaluation as a JSON-ready dict.
 
     Every figure is read from :attr:`buddy_eval.Evaluation.paired`, computed
@@ -273,7 +271,7 @@ def json_report(evaluation) -> dict:
             "n": b.n,
             "confidence": settings.confidence,
             "upper_bound": _number(b.upper_bound),
-            "method": "Clopper-Pearson exact one-sided upper bound",
+            "method": CLOPPER_PEARSON_BOUND,
         }
         for b in paired.violations
     }
@@ -302,15 +300,4 @@ def json_report(evaluation) -> dict:
         "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
         "trials": evaluation.trials_per_version,
         "warnings": list(evaluation.warnings),
-    } | ({"compared": compared} if (compared := coverage_record(evaluation)) else {})
-
-
-def dumps(report: dict) -> str:
-    """Serialise :func:`json_report`'s dict: indented, UTF-8 text, no NaN, no trailing newline.
-
-    Raises
-    ------
-    ValueError
-        If a NaN or infinity slipped in (it would not be valid JSON).
-    """
-    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)
+    } | ({"compared": compared} if compared else {})

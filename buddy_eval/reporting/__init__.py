@@ -1,0 +1,43 @@
+"""The report layer: one document per result, one renderer per format.
+
+Builders (:func:`gate_document`, and the tasks and history builders) read
+computed results and word them once into a :class:`Document`; renderers
+(:func:`render_text`, :func:`render_markdown`, :func:`render_junit`,
+:func:`render_json`, :func:`render_html`) lay a document out and compute
+nothing. Data flows one way: results, then builders, then renderers, then
+the command line.
+"""
+
+from __future__ import annotations
+
+from ._gate import GATE_TITLE, gate_document
+from ._json import dumps, render_json
+from ._junit import render_junit
+from ._markdown import render_markdown
+from ._model import Document
+from ._text import render_text
+from ._views import (
+    coverage_text,
+    details,
+    json_record,
+    junit_report,
+    markdown_report,
+    statistics_text,
+)
+
+__all__ = [
+    "GATE_TITLE",
+    "Document",
+    "coverage_text",
+    "details",
+    "dumps",
+    "gate_document",
+    "json_record",
+    "junit_report",
+    "markdown_report",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "render_text",
+    "statistics_text",
+]

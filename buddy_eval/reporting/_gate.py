@@ -1,0 +1,65 @@
+"""The gate's document: one builder for every view of an evaluation.
+
+It reads the evaluation's computed results (the decision, the paired
+comparison, the counts, the per-answer drill-down) and words them once:
+the summary sections (Markdown, HTML), the ``--details`` sections, the
+JUnit suites and the JSON record. Nothing here scores or re-rounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
+from .._phrases import verdict_word
+from ._gate_cases import gate_suites
+from ._gate_coverage import coverage_lines, coverage_record
+from ._gate_details import details_sections
+from ._gate_record import gate_record
+from ._gate_summary import summary_sections
+from ._model import ALL_VIEWS, DETAILS, HTML, JSON, JUNIT, MARKDOWN, Document
+
+if TYPE_CHECKING:
+    from .._results import Results as Evaluation
+
+__all__ = ["GATE_TITLE", "gate_document"]
+
+#: The heading of the gate's summaries.
+GATE_TITLE = "Buddy release gate"
+
+
+def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) -> Document:
+    """Everything the views show about ``evaluation``.
+
+    Parameters
+    ----------
+    evaluation : Evaluation
+        See :func:`buddy_eval.evaluate`.
+    views : collection of str, optional
+        The views to build for (``"details"``, ``"markdown"``, ``"html"``,
+        ``"junit"``, ``"json"``; all by default): a view not asked for costs
+        nothing (the JUnit suites read every answer, the details do not).
+
+    Returns
+    -------
+    Document
+        ``kind`` ``"gate"``; the summary and ``--details`` sections, the
+        ``gate`` and ``golden items`` JUnit suites, and the JSON record.
+    """
+    views = frozenset(views)
+    if unknown := views - ALL_VIEWS:
+        raise ValueError(f"unknown view {sorted(unknown)[0]!r}; the views are {sorted(ALL_VIEWS)}")
+    coverage = coverage_lines(evaluation)
+    sections = []
+    if views & {MARKDOWN, HTML}:
+        sections += summary_sections(evaluation, coverage)
+    if DETAILS in views:
+        sections += details_sections(evaluation, coverage)
+    return Document(
+        kind="gate",
+        title=f"{GATE_TITLE}: {verdict_word(evaluation.release)}",
+        sections=tuple(sections),
+        record=gate_record(evaluation, coverage_record(evaluation)) if JSON in views else {},
+        suites=gate_suites(evaluation) if JUNIT in views else (),
+        suites_name=f"buddy-eval {evaluation.candidate}",
+    )

@@ -1,0 +1,25 @@
+"""A document's record as JSON: UTF-8, indented, never ``NaN`` or ``Infinity``."""
+
+from __future__ import annotations
+
+import json
+
+from ._model import Document
+
+__all__ = ["dumps", "render_json"]
+
+
+def dumps(record) -> str:
+    """A JSON-ready record as text: indented, UTF-8, no trailing newline.
+
+    Raises
+    ------
+    ValueError
+        If a NaN or infinity slipped in (it would not be valid JSON).
+    """
+    return json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def render_json(document: Document) -> str:
+    """The document's record as JSON text (see :func:`dumps`)."""
+    return dumps(document.record)

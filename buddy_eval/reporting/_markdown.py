@@ -1,0 +1,110 @@
+"""A document as GitHub-flavoured Markdown: a CI job summary or a pull-request comment.
+
+Every piece of user text is escaped (``|``, backticks, ``<script>``, links
+render as the characters they are) and cut after its limit; id lists are
+capped. So a summary stays a few kilobytes for any input, far under GitHub's
+1 MiB step-summary limit.
+"""
+
+from __future__ import annotations
+
+from .._errors import QUOTE_LIMIT
+from .._escaping import markdown_text
+from .._phrases import id_list
+from ..formatting import MAX_LISTED_IDS
+from ._model import (
+    MARKDOWN,
+    Bullet,
+    Bullets,
+    Document,
+    IdList,
+    Lines,
+    Paragraph,
+    Rows,
+    Table,
+    Text,
+    User,
+    Verdict,
+)
+
+__all__ = ["WHERE_LISTED", "markdown_escape", "markdown_ids", "markdown_row", "render_markdown"]
+
+#: Where a capped list of the summary sends the reader for the rest.
+WHERE_LISTED = "full list: `--details` or `--format json`"
+
+
+def markdown_escape(text: object, limit: int = QUOTE_LIMIT) -> str:
+    """:func:`~buddy_eval.formatting.markdown_text`, cut after ``limit`` characters (an id
+    or a label in a summary).
+
+    >>> markdown_escape("a|b <script>")
+    'a\\\\|b \\\\<script\\\\>'
+    """
+    return markdown_text(text, limit)
+
+
+def markdown_ids(ids, where: str = WHERE_LISTED, cap: int = MAX_LISTED_IDS) -> str:
+    """The first ids, escaped, then ``and N more (where)``: the capped list every summary shows."""
+    ids = list(ids)
+    return id_list([markdown_escape(i) for i in ids[:cap]], len(ids), where=where, empty="")
+
+
+def markdown_row(cells) -> str:
+    """One row of a Markdown table (cells already escaped)."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def _inline(part: str | User) -> str:
+    return markdown_escape(part.text, part.limit) if isinstance(part, User) else part
+
+
+def _text(text: Text | str) -> str:
+    return text if isinstance(text, str) else "".join(_inline(p) for p in text)
+
+
+def _ids(ids: IdList) -> str:
+    shown = markdown_ids(ids.ids, cap=ids.cap)
+    return shown if ids.label is None else f"{ids.label} {len(ids.ids)}: {shown}"
+
+
+def _bullet(entry: Bullet) -> str:
+    parts = [_ids(p) if isinstance(p, IdList) else _text(p) for p in entry.parts]
+    body = entry.sep.join(parts) if parts else entry.empty
+    return "- " + (f"**{entry.lead}**: " if entry.lead else "") + body
+
+
+def _block(block) -> list[str]:
+    if isinstance(block, Paragraph):
+        return [_text(block.text)]
+    if isinstance(block, Verdict):
+        if block.release:
+            return [f"**{block.word}**: {_text(block.sentence)}."]
+        return [
+            f"**{block.word}**: {_text(block.sentence)}:",
+            "",
+            *(f"- {r}" for r in block.reasons),
+        ]
+    if isinstance(block, Table):
+        header = [_inline(h) for h in block.headings()]
+        rows = [header, ["---"] * len(header), *block.cells()]
+        return [markdown_row(r) for r in rows]
+    if isinstance(block, Bullets):
+        return [_bullet(e) for e in block.entries]
+    if isinstance(block, Lines):
+        return [f"- {_text(text)}" for _, text in block.lines]
+    if isinstance(block, Rows):
+        return [f"- {_inline(label)}: {text}" for label, text in block.rows]
+    if isinstance(block, IdList):
+        return [_ids(block)]
+    return []  # a figure has no Markdown form
+
+
+def render_markdown(document: Document) -> str:
+    """The document's summary sections as Markdown, ending in a newline."""
+    lines = [f"## {_text(document.title)}"]
+    for section in document.for_view(MARKDOWN):
+        if section.title is not None:
+            lines += ["", f"{'#' * section.level} {_text(section.title)}"]
+        for block in section.blocks:
+            lines += ["", *_block(block)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,260 @@
+"""The report document: what a builder makes and a renderer lays out.
+
+A :class:`Document` is an ordered tuple of :class:`Section`\\ s, each a tuple of
+blocks, plus the exact record that the JSON view serialises and the test
+suites that the JUnit view writes. Blocks hold exact values and the words to
+say about them; the formatting of a value is named by the block (a
+:class:`Column`'s ``format``), so a renderer only lays out:
+
+- :class:`Paragraph`: one line of prose (trusted words and :class:`User` text).
+- :class:`Lines`: indented lines (the text view indents, the summaries list them).
+- :class:`Bullets`: a list, each entry prose or a capped :class:`IdList`.
+- :class:`Rows`: labelled lines (``label  text``), as ``--details`` prints them.
+- :class:`Table`: rows of exact values under :class:`Column` specs.
+- :class:`IdList`: item ids, shown up to a cap, then how many more.
+- :class:`Verdict`: the verdict word, its sentence and the reasons.
+- :class:`Figure`: a chart the HTML report draws from the result it names.
+
+Each section says which views show it (``views``): the summary views
+(Markdown, HTML) and the ``--details`` text read different sections of the
+same document, and none of them computes a figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._errors import QUOTE_LIMIT
+from ..formatting import MAX_LISTED_IDS
+
+__all__ = [
+    "ALL_VIEWS",
+    "DETAILS",
+    "HTML",
+    "JSON",
+    "JUNIT",
+    "MARKDOWN",
+    "Block",
+    "Bullet",
+    "Bullets",
+    "Cell",
+    "Column",
+    "Document",
+    "Figure",
+    "IdList",
+    "Lines",
+    "Paragraph",
+    "Rows",
+    "Section",
+    "Suite",
+    "Table",
+    "TestCase",
+    "Text",
+    "User",
+    "Verdict",
+]
+
+#: The names of the views a section can be shown in.
+DETAILS = "details"
+MARKDOWN = "markdown"
+HTML = "html"
+JUNIT = "junit"
+JSON = "json"
+ALL_VIEWS = frozenset({DETAILS, MARKDOWN, HTML, JUNIT, JSON})
+
+
+@dataclass(frozen=True)
+class User:
+    """Text from the input (an id, a label, a path, a warning): every renderer escapes it,
+    and the summaries cut it after ``limit`` characters."""
+
+    text: str
+    limit: int = QUOTE_LIMIT
+
+
+#: Prose: trusted words and user text, in order.
+Text = tuple["str | User", ...]
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """One line of prose."""
+
+    text: Text
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Lines at an indent depth: ``(depth, text)``; the text view indents them, the summaries
+    list them."""
+
+    lines: tuple[tuple[int, Text], ...]
+
+
+@dataclass(frozen=True)
+class IdList:
+    """Item ids, shown up to ``cap``; the renderer says how many more there are. With a
+    ``label`` the list reads ``label N: ids``, without one just the ids."""
+
+    ids: tuple[str, ...]
+    label: str | None = None
+    cap: int = MAX_LISTED_IDS
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return self.ids[: self.cap]
+
+
+@dataclass(frozen=True)
+class Bullet:
+    """One entry of a list: an optional lead word (bold where the format has bold), then parts
+    (prose or capped id lists) joined by ``sep``; ``empty`` when there is no part."""
+
+    parts: tuple[Text | IdList, ...]
+    lead: str | None = None
+    sep: str = "; "
+    empty: str = ""
+
+
+@dataclass(frozen=True)
+class Bullets:
+    """A list of :class:`Bullet` entries."""
+
+    entries: tuple[Bullet, ...]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Labelled lines: ``(label, text)``; an empty label continues the row above."""
+
+    rows: tuple[tuple[str | User, str], ...]
+    indent: str = "  "
+    width: int = 12
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell whose text the builder words itself (e.g. two rates that print alike
+    and so show their counts); ``value`` stays exact."""
+
+    value: Any
+    text: str
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a :class:`Table`: its key, its heading and how a value is shown."""
+
+    key: str
+    heading: str | User
+    format: Callable[[Any], str] = str
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of exact values; :meth:`cells` formats them by their columns."""
+
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    def cells(self) -> list[list[str]]:
+        return [
+            [
+                v.text if isinstance(v, Cell) else c.format(v)
+                for c, v in zip(self.columns, row, strict=True)
+            ]
+            for row in self.rows
+        ]
+
+    def headings(self) -> list[str | User]:
+        return [c.heading for c in self.columns]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [
+            {
+                c.key: v.value if isinstance(v, Cell) else v
+                for c, v in zip(self.columns, row, strict=True)
+            }
+            for row in self.rows
+        ]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict word, the sentence that goes with it, and the reasons (for a BLOCK)."""
+
+    word: str
+    release: bool
+    sentence: Text
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart: ``plot`` is called with the result and ``ax``; the HTML report draws it."""
+
+    title: str
+    plot: str  # the name of a plotting helper of buddy_eval
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+Block = Paragraph | Lines | Bullets | Rows | Table | IdList | Verdict | Figure
+
+
+@dataclass(frozen=True)
+class Section:
+    """A titled run of blocks, shown in the views it names."""
+
+    key: str
+    title: str | None
+    blocks: tuple[Block, ...]
+    views: frozenset[str] = frozenset({DETAILS, MARKDOWN, HTML})
+    level: int = 3
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One JUnit test case: failed (with ``failure``), skipped (with ``skipped``) or passed."""
+
+    classname: str
+    name: str
+    failure: str | None = None
+    failure_type: str | None = None
+    detail: str | None = None
+    skipped: str | None = None
+    properties: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A JUnit test suite."""
+
+    name: str
+    cases: tuple[TestCase, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """Everything a result says, for every view.
+
+    ``record`` is the JSON view (exact values, JSON-ready); ``suites`` the
+    JUnit view; ``sections`` the prose views; ``title`` heads them.
+    """
+
+    kind: str
+    title: str
+    sections: tuple[Section, ...]
+    record: Mapping[str, Any] = field(default_factory=dict)
+    suites: tuple[Suite, ...] = ()
+    suites_name: str = ""
+
+    def section(self, key: str) -> Section:
+        for s in self.sections:
+            if s.key == key:
+                return s
+        raise KeyError(key)
+
+    def for_view(self, view: str) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if view in s.views)
