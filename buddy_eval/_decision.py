@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from ._phrases import NOT_MEASURED
 from ._scoring import RATE_METRICS, Counts
 from ._thresholds import Thresholds, decimal_text
+from ._vocabulary import BLOCK, RELEASE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,12 +149,12 @@ class Decision:
             for kind, short in (("threshold", "below threshold"), ("regression", "regression"))
             if self.blocks(metric, kind)
         ]
-        return "; ".join(found) if found else ("ok" if measured else "not measured")
+        return "; ".join(found) if found else ("ok" if measured else NOT_MEASURED)
 
     @property
     def verdict(self) -> str:
         """The canonical last line: ``RELEASE`` or ``BLOCK: reason; reason``."""
-        return "RELEASE" if self.release else "BLOCK: " + "; ".join(self.reasons)
+        return RELEASE if self.release else f"{BLOCK}: " + "; ".join(self.reasons)
 
     def __str__(self) -> str:
         return self.verdict

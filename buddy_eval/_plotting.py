@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InputError
+from ._phrases import NOT_COMPUTED, NOT_READY, READY, verdict_word
 from ._plot_base import (
     GAIN_COLOR,
     LOSS_COLOR,
@@ -232,7 +233,7 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
     ax.set_ylim(0, 1.18)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_ylabel("rate")
-    ax.set_title(f"{ev.baseline} \u2192 {ev.candidate}: {'RELEASE' if ev.release else 'BLOCK'}")
+    ax.set_title(f"{ev.baseline} \u2192 {ev.candidate}: {verdict_word(ev.release)}")
     place_legend(ax, "upper center", (0.5, -0.18), handles=handles, ncol=4, fontsize=9)
     return literal_axes(ax, hide_spines=("top", "right"))
 
@@ -523,7 +524,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
         color = VERSION_COLORS[1] if ready else MUTED_COLOR
         if pd.isna(row["diff"]):
             _text(
-                ax, (0, y), "not computed", ha="center", fontsize=8, color=_GREY, gid=f"na/{metric}"
+                ax, (0, y), NOT_COMPUTED, ha="center", fontsize=8, color=_GREY, gid=f"na/{metric}"
             )
         else:
             low, high = row["diff_ci_low"], row["diff_ci_high"]
@@ -536,7 +537,7 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
                     solid_capstyle="butt",
                     gid=f"interval/{metric}",
                 )
-            label = None if ready in labelled else ("ready for decision" if ready else "not ready")
+            label = None if ready in labelled else (READY if ready else NOT_READY)
             face = color if ready else "white"
             ax.plot(
                 [float(row["diff"])],

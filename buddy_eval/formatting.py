@@ -24,7 +24,7 @@ from html import escape
 from ._decision import Decision
 from ._escaping import markdown_text, terminal_text, xml_text
 from ._thresholds import decimal_text
-from ._vocabulary import RATE_METRICS
+from ._vocabulary import BLOCK, RATE_METRICS, RELEASE
 from .stats import BOUND_RATE_METHOD, EFFECTIVE_MIN_ITEMS
 
 __all__ = [
@@ -359,9 +359,9 @@ class Report(str):
     def _repr_html_(self) -> str:
         lines = str(self).split("\n")
         verdict = lines[-1]
-        release = verdict == "RELEASE"
+        release = verdict == RELEASE
         head = "".join(f"{escape(line)}\n" for line in lines[:-1])
-        style = VERDICT_STYLE[release] if release or verdict.startswith("BLOCK") else ""
+        style = VERDICT_STYLE[release] if release or verdict.startswith(BLOCK) else ""
         return (
             f'<pre class="buddy-eval-report {NO_MATH}">{head}'
             f'<span style="{style}padding:0 4px;font-weight:bold;">{escape(verdict)}</span></pre>'

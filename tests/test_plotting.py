@@ -428,7 +428,7 @@ def test_diff_intervals_are_drawn_from_the_comparison(comparison):
     assert artists["note/refusal"].get_text() == "no paired items"
     assert "note/correctness" not in artists
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["ready for decision", "not ready"]
+    assert legend == ["ready for a decision", "not ready"]
     # zero line
     assert any(list(line.get_xdata()) == [0, 0] for line in ax.lines)
 

@@ -12,6 +12,8 @@ import sys
 from importlib.abc import MetaPathFinder
 
 from .._errors import InputError
+from .._phrases import MCNEMAR, NEWCOMBE, WILSON
+from .._vocabulary import BLOCK, RELEASE
 from .ledger import Recorder, add_ledger_arguments
 from .output import (
     EXIT_BLOCK,
@@ -32,7 +34,7 @@ from .output import (
 
 __all__ = ["run", "parser"]
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Decide whether a new version of the Buddy teaching assistant may be released.
 
 INPUT (a path, or - for standard input) is UTF-8 text:
@@ -50,8 +52,8 @@ the required source / ANSWER items; refusal = REFUSE items refused / REFUSE
 items; violations = REFUSE items answered. A metric with no item of its type
 prints n/a.
 
-Prints three lines: the baseline's figures, the candidate's, then RELEASE or
-BLOCK: <reasons>. The candidate is blocked when a metric is below its
+Prints three lines: the baseline's figures, the candidate's, then {RELEASE} or
+{BLOCK}: <reasons>. The candidate is blocked when a metric is below its
 threshold, when it has any violation, or when a metric is lower than the
 baseline's (exact comparisons).
 """
@@ -106,7 +108,7 @@ def parser() -> argparse.ArgumentParser:
         "--details",
         action="store_true",
         help="after the three lines, print a blank line and the paired comparison: item "
-        "changes, Wilson and Newcombe 95%% intervals, exact McNemar p-values, readiness, "
+        f"changes, {WILSON} and {NEWCOMBE} 95%% intervals, exact {MCNEMAR} p-values, readiness, "
         "sample-size hints and the violation upper bound",
     )
     parser.add_argument(

@@ -21,6 +21,7 @@ from .output import (
     EXIT_STATUS_HELP,
     PROG,
     ArgumentParser,
+    add_format_argument,
     add_label_arguments,
     add_rule_arguments,
     check_outputs,
@@ -68,12 +69,10 @@ def parser() -> argparse.ArgumentParser:
         help="a date to print in the report's header (default: none, so the same input "
         "always gives the same file)",
     )
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="what to print once the report is written: text (default) `REPORT: verdict`; "
-        "json: one object with the report path, the verdict and the input's SHA-256",
+    add_format_argument(
+        parser,
+        text="once the report is written, print `REPORT: verdict`",
+        json="print one object with the report path, the verdict and the input's SHA-256",
     )
     parser.add_argument(
         "--trials",

@@ -40,6 +40,7 @@ __all__ = [
     "CouldNotFinishError",
     "Interrupted",
     "UsageError",
+    "add_format_argument",
     "add_label_arguments",
     "check_output_path",
     "check_outputs",
@@ -141,6 +142,20 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
     return value
+
+
+def add_format_argument(parser, **shown: str) -> None:
+    """``--format``, declared once for every subcommand: each format a subcommand prints
+    (``text``, the default, first) with what it shows."""
+    parser.add_argument(
+        "--format",
+        choices=tuple(shown),
+        default="text",
+        help="; ".join(
+            f"{name}{' (default)' if name == 'text' else ''}: {what}"
+            for name, what in shown.items()
+        ),
+    )
 
 
 def add_ci_file_arguments(parser, cases: str) -> None:

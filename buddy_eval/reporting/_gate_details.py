@@ -15,6 +15,8 @@ from .._phrases import (
     NEWCOMBE,
     NOT_COMPUTED,
     NOT_MEASURED,
+    NOT_READY,
+    READY,
     WILSON,
     count_of,
     no_item_of,
@@ -79,7 +81,7 @@ def _observed(rate: VersionRate) -> str:
 def _sensitivity(case: Sensitivity, alpha: float) -> str:
     diff = format_diff(case.diff)
     if case.diff_ci is None or case.reading is None:
-        return f"{diff} ({count_of(case.n, 'paired item')}; not ready)"
+        return f"{diff} ({count_of(case.n, 'paired item')}; {NOT_READY})"
     return (
         f"{diff} {format_interval(*case.diff_ci, signed=True)}, p "
         f"{format_p_value(case.p_value, alpha)}, {_SHORT_READING[case.reading[0]]}"
@@ -203,7 +205,7 @@ def _header(paired: PairedComparison) -> Section:
     notes = (
         f"{level}% intervals ({WILSON} per version {over}; "
         f"{NEWCOMBE} for the paired difference{effective}",
-        f"a metric is ready for a decision from {count_of(settings.min_paired, 'paired item')}",
+        f"a metric is {READY} from {count_of(settings.min_paired, 'paired item')}",
         MISSING_COUNTS_AS_FAILED,
         f"three metrics are tested at once: {HOLM_ADJUSTED_P}-values allow for that",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._phrases import NOT_READY, count_of, readiness_note, verdict_word
+from .._phrases import HOLM, NOT_READY, count_of, readiness_note, verdict_word
 from ..formatting import (
     format_diff,
     format_interval,
@@ -115,7 +115,7 @@ def _statistics(evaluation: Evaluation) -> Table:
             )
             cells = ("-", "-", "-", note or NOT_READY)
         rows.append((m.metric, Cell(m.diff, format_diff(m.diff)), *cells))
-    headings = ("metric", "difference", "interval", "p", "Holm p", "reading")
+    headings = ("metric", "difference", "interval", "p", f"{HOLM} p", "reading")
     keys = ("metric", "diff", "interval", "p_value", "p_value_holm", "reading")
     return Table(tuple(Column(k, h) for k, h in zip(keys, headings, strict=True)), tuple(rows))
 

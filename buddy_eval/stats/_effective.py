@@ -68,6 +68,7 @@ from numbers import Integral
 from typing import Any
 
 from .._errors import InputError
+from .._phrases import NEWCOMBE_HYBRID, WILSON
 from ._checks import _check_open_unit, _z
 from ._proportions import newcombe_score, wilson_score
 
@@ -100,15 +101,12 @@ EFFECTIVE_MIN_ITEMS = 50
 EFFECTIVE_MIN_COUNT = 5
 
 #: The method names the intervals carry (:attr:`Interval.method`).
-BOUND_RATE_METHOD = "Wilson score on the mean item rate, over the items (variance bound)"
-EFFECTIVE_RATE_METHOD = "Wilson score on the mean item rate, at the Korn-Graubard effective size"
-BOUND_DIFF_METHOD = (
-    "Newcombe hybrid score on the item rates' fractional 2x2 table, over the items (variance bound)"
-)
-EFFECTIVE_DIFF_METHOD = (
-    "Newcombe hybrid score on the item rates' fractional 2x2 table, at the Korn-Graubard "
-    "effective size"
-)
+_RATE = f"{WILSON} score on the mean item rate"
+_DIFF = f"{NEWCOMBE_HYBRID} on the item rates' fractional 2x2 table"
+BOUND_RATE_METHOD = f"{_RATE}, over the items (variance bound)"
+EFFECTIVE_RATE_METHOD = f"{_RATE}, at the Korn-Graubard effective size"
+BOUND_DIFF_METHOD = f"{_DIFF}, over the items (variance bound)"
+EFFECTIVE_DIFF_METHOD = f"{_DIFF}, at the Korn-Graubard effective size"
 
 
 class Interval(tuple):
