@@ -244,10 +244,11 @@ LIVE_ARGS = ["live.txt", "--ledger", "release.ledger", "--baseline", "live", "--
 LIVE_RECORD = ["--date", "2026-02-02", "--by", BY]
 
 
-@pytest.fixture(scope="module")
-def live_ledger(tmp_path_factory):
-    """A folder with release.ledger (v2 live) and live.txt; the outputs that built it."""
-    folder = tmp_path_factory.mktemp("live")
+def build_live_folder(folder: Path) -> tuple[tuple, tuple]:
+    """Write release.ledger (v1 and v2 recorded, v2 released) and live.txt into ``folder``.
+
+    Returns what recording and releasing printed (status, stdout, stderr each).
+    """
     (folder / "first.txt").write_text(make_input("v1", "v2"), encoding="utf-8")
     (folder / "live.txt").write_text(LIVE_INPUT, encoding="utf-8")
     recorded = cli(
@@ -261,7 +262,14 @@ def live_ledger(tmp_path_factory):
         *["--date", "2026-02-01", "--by", BY],
         cwd=folder,
     )
-    return folder, recorded, released
+    return recorded, released
+
+
+@pytest.fixture(scope="module")
+def live_ledger(tmp_path_factory):
+    """A folder with release.ledger (v2 live) and live.txt; the outputs that built it."""
+    folder = tmp_path_factory.mktemp("live")
+    return folder, *build_live_folder(folder)
 
 
 def live_copy(live_ledger, tmp_path: Path) -> Path:
@@ -414,13 +422,18 @@ def test_tasks_json_is_the_legacy_json_option():
 # --- the ledger --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def sample_ledger(tmp_path_factory) -> Path:
-    """data/make_sample_ledger.py's ledger, as sample.ledger in a folder of its own."""
-    folder = tmp_path_factory.mktemp("sample-ledger")
+def build_sample_ledger(folder: Path) -> Path:
+    """data/make_sample_ledger.py's ledger as ``folder``/sample.ledger, outside CI."""
     build = runpy.run_path(str(DATA / "make_sample_ledger.py"))["build"]
     with outside_ci(folder):
-        build(folder / "sample.ledger")
+        return build(folder / "sample.ledger")
+
+
+@pytest.fixture(scope="module")
+def sample_ledger(tmp_path_factory) -> Path:
+    """The folder holding the sample ledger, sample.ledger (run with it as working folder)."""
+    folder = tmp_path_factory.mktemp("sample-ledger")
+    build_sample_ledger(folder)
     return folder
 
 
