@@ -13,11 +13,13 @@ What is pinned, per result type and view:
   ``metrics_table``, ``format_metrics_table``, ``format_comparison``, ``source_table``,
   ``format_source_table``, ``item_changes``, ``flipped_items`` and, with trials,
   ``trial_summary``, ``format_trial_summary`` and ``trial_answers`` (as ``to_csv()`` text);
+- the input errors of three specification cases (one line on standard error);
 - ``buddy-eval tasks`` on the example golden tasks in text, json and markdown, and the
-  ``--markdown``/``--junit`` files (tasks has no ``--format junit``);
+  ``--markdown``/``--junit`` files (tasks has no ``--format junit``), and the report, JSON
+  and DataFrames of ``buddy_eval.tasks.compare_runs``;
 - the sample release ledger (``data/make_sample_ledger.py``): ``ledger show``,
-  ``ledger verify``, ``history`` in text, json and markdown, and ``be.history(...)``'s
-  frames;
+  ``ledger verify``, ``history`` in text, json and markdown, ``be.history(...)``'s frames,
+  and a rollback's message and the history after it;
 - the HTML report's banner (``report_banner``) with a fixed name, SHA-256 and date.
 
 The command line runs in this process (``buddy_eval._cli.main``, as
@@ -228,6 +230,19 @@ def test_gate_ci_files(case, tmp_path):
     assert_snapshots(pairs)
 
 
+#: Inputs the gate refuses (exit 2: one line on standard error, nothing on standard output).
+GATE_ERRORS = ("err-bad-flag", "err-dup-result", "err-threshold-range")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+@pytest.mark.parametrize("case", GATE_ERRORS)
+def test_gate_input_errors(case, fmt):
+    options, _ = GATE_FORMATS[fmt]
+    status, out, err = cli(f"tests/cases/{case}.in", *options)
+    assert (status, out) == (2, b"")
+    assert_snapshots({f"gate/errors/{case}.stderr.txt": err})
+
+
 # --- a live baseline from a ledger -------------------------------------------------------
 
 #: The live case of tests/test_ledger_live.py: v1 and v2 recorded, v2 released; the golden
@@ -419,6 +434,22 @@ def test_tasks_json_is_the_legacy_json_option():
     assert cli(*TASKS_ARGS, "--json") == cli(*TASKS_ARGS, "--format", "json")
 
 
+#: The DataFrames of a TaskComparison (``buddy_eval.tasks.compare_runs``).
+TASK_FRAMES = ("summary", "pairs", "scores", "unknowns", "unpaired", "missing", "unmatched")
+
+
+def test_tasks_python_views():
+    """``compare_runs(...)``: its report and JSON (the command line's), and its frames."""
+    from buddy_eval.tasks import compare_runs
+
+    with outside_ci(ROOT):
+        comparison = compare_runs(*TASKS_ARGS[2::2])
+    pairs = {f"tasks/python/{name}.csv": _csv(getattr(comparison, name)) for name in TASK_FRAMES}
+    pairs["tasks/example/text.stdout.txt"] = comparison.report() + "\n"
+    pairs["tasks/example/json.stdout.json"] = comparison.to_json() + "\n"
+    assert_snapshots(pairs)
+
+
 # --- the ledger --------------------------------------------------------------------------
 
 
@@ -454,6 +485,20 @@ def test_ledger(view, sample_ledger):
     args, extension = LEDGER_VIEWS[view]
     run = cli(*args, cwd=sample_ledger)
     assert_snapshots(check_run(f"ledger/{view}", run, 0, extension))
+
+
+def test_ledger_rollback(sample_ledger, tmp_path):
+    """What a rollback prints, and the history after it."""
+    shutil.copyfile(sample_ledger / "sample.ledger", tmp_path / "sample.ledger")
+    rollback = cli(
+        *["ledger", "rollback", "v3", "--ledger", "sample.ledger", "--reason", "v5 breaks labs"],
+        *["--date", "2026-02-20", "--by", BY],
+        cwd=tmp_path,
+    )
+    pairs = check_run("ledger/rollback", rollback, 0, "txt")
+    history = cli("history", "--ledger", "sample.ledger", cwd=tmp_path)
+    pairs |= check_run("ledger/history-after-rollback", history, 0, "txt")
+    assert_snapshots(pairs)
 
 
 #: The frames of be.history(...), in the order of its documentation.
