@@ -11,7 +11,8 @@ What is pinned, per result type and view:
 - the Python views of the same evaluations: ``ev.report()`` and its HTML, ``ev.details()``,
   ``ev._repr_html_()``, ``decision_summary`` (and its HTML), the DataFrames of
   ``metrics_table``, ``format_metrics_table``, ``format_comparison``, ``source_table``,
-  ``format_source_table``, ``item_changes``, ``flipped_items`` and, with trials,
+  ``format_source_table``, ``item_changes``, ``flipped_items``, the result's own
+  ``ev.metrics``, ``ev.items`` and ``ev.comparison`` and, with trials,
   ``trial_summary``, ``format_trial_summary`` and ``trial_answers`` (as ``to_csv()`` text);
 - the input errors of three specification cases (one line on standard error);
 - ``buddy-eval tasks`` on the example golden tasks in text, json and markdown, and the
@@ -365,6 +366,10 @@ def python_views(ev: be.Evaluation) -> dict[str, str]:
         "format_source_table.csv": _csv(be.format_source_table(ev)),
         "item_changes.csv": _csv(be.item_changes(ev)),
         "flipped_items.csv": _csv(be.flipped_items(ev, include_missing=True)),
+        # The result's own frames, which every view above reads.
+        "ev.metrics.csv": _csv(ev.metrics),
+        "ev.items.csv": _csv(ev.items),
+        "ev.comparison.csv": _csv(ev.comparison),
     }
     if ev.has_trials:
         views |= {
