@@ -30,7 +30,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from buddy_eval._json_report import FORMAT_VERSION
+from buddy_eval.reporting._gate_record import FORMAT_VERSION
 from buddy_eval.stats import READING_CODES
 from buddy_eval.tasks import CHECK_TYPES
 from tests.conftest import ROOT
@@ -294,8 +294,9 @@ def test_the_tasks_and_history_schemas_refuse_a_key_they_do_not_know(outputs):
 def test_the_schemas_are_package_data():
     """The wheel carries them: listed in pyproject's package-data, found as resources."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    package_data = pyproject["tool"]["setuptools"]["package-data"]["buddy_eval"]
-    assert "schemas/*.schema.json" in package_data
+    assert "buddy_eval.schemas" in pyproject["tool"]["setuptools"]["packages"]
+    package_data = pyproject["tool"]["setuptools"]["package-data"]["buddy_eval.schemas"]
+    assert "*.schema.json" in package_data
     on_disk = sorted(p.name for p in SCHEMAS.glob("*.schema.json"))
     assert on_disk == [f"{fmt}.schema.json" for fmt in sorted(FORMATS)]
     shipped = resources.files("buddy_eval") / "schemas"
@@ -383,7 +384,7 @@ def test_the_key_paths_are_pinned_per_format_version(outputs, fmt):
             )
     pinned = set(path.read_text(encoding="utf-8").splitlines())
     how = (
-        "bump FORMAT_VERSION in buddy_eval/_json_report.py, update the schema's const and "
+        "bump FORMAT_VERSION in buddy_eval/reporting/_gate_record.py, update the schema's const and "
         "docs/json-schema.md, and pin the new key set in its own file (UPDATE_SNAPSHOTS=1 "
         "writes a missing file; a pinned file is never rewritten)"
         if version is not None

@@ -23,14 +23,15 @@ PACKAGE = ROOT / "buddy_eval"
 
 
 def test_every_package_directory_is_listed():
-    """The package list is written out (to map notebooks/ in); it must stay whole."""
+    """The package list is written out (to map notebooks/ in and ship the JSON Schemas); it
+    must stay whole."""
     listed = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     on_disk = {
         ".".join(path.parent.relative_to(ROOT).parts)
         for path in PACKAGE.rglob("__init__.py")
         if "__pycache__" not in path.parts
     }
-    assert on_disk | {"buddy_eval._notebooks"} == set(listed)
+    assert on_disk | {"buddy_eval._notebooks", "buddy_eval.schemas"} == set(listed)
 
 
 def _run(args, *, cwd, timeout=900):
