@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .._phrases import ALSO_FAILS_IN, NOT_MEASURED
 from .._thresholds import decimal_text
 from ..formatting import format_diff, format_rate
+from ._gate_coverage import NOT_COMPARED_REASONS
 from ._model import Suite, TestCase
 
 if TYPE_CHECKING:
@@ -73,7 +74,12 @@ def _item_cases(evaluation: Evaluation) -> tuple[TestCase, ...]:
     missing = set(evaluation.missing_ids(candidate))
     failing = _failing(answers, candidate) | missing
     baseline_fails = _failing(answers, baseline) | set(evaluation.missing_ids(baseline))
-    not_compared = set(evaluation.not_compared_ids())
+    scope = evaluation.scope
+    why_not_compared = {
+        item: NOT_COMPARED_REASONS[reason]
+        for reason, ids in (scope.not_compared.items() if scope is not None else ())
+        for item in ids
+    }
     golden = evaluation.data.golden
     cases = []
     for item, item_type in zip(
@@ -86,8 +92,8 @@ def _item_cases(evaluation: Evaluation) -> tuple[TestCase, ...]:
         problems = [f"regressed in {m}" for m, ids in regressed.items() if item in ids]
         if item in missing:
             problems.append(f"no result for {candidate}: it counts as failed")
-        elif item in not_compared:
-            problems.append(f"fails; not compared with {baseline}, which has no result on it")
+        elif item in why_not_compared:
+            problems.append(f"fails; not compared with {baseline}: {why_not_compared[item]}")
         elif not problems and item in baseline_fails:
             problems.append(ALSO_FAILS_IN.format(baseline=baseline))
         elif not problems:

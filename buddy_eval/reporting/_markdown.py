@@ -91,7 +91,7 @@ def _block(block) -> list[str]:
     if isinstance(block, Bullets):
         return [_bullet(e) for e in block.entries]
     if isinstance(block, Lines):
-        return [f"- {_text(text)}" for _, text in block.lines]
+        return ["  " * depth + f"- {_text(text)}" for depth, text in block.lines]
     if isinstance(block, Rows):
         return [f"- {_inline(label)}: {text}" for label, text in block.rows]
     if isinstance(block, IdList):
