@@ -126,6 +126,21 @@ class Interval(tuple):
         The number of units the Wilson intervals were computed over (the
         number of items when the variance bound is used); None when there is
         no interval.
+    low, high : float
+        The ends (``interval[0]``, ``interval[1]``).
+    width : float
+        ``high - low``.
+
+    Examples
+    --------
+    >>> ci = trials_rate_interval([(5, 4)] * 60 + [(5, 1)] * 60)
+    >>> low, high = ci
+    >>> round(low, 3), round(high, 3), round(ci.width, 3)
+    (0.446, 0.554, 0.108)
+    >>> ci.method
+    'Wilson score on the mean item rate, at the Korn-Graubard effective size'
+    >>> round(ci.effective_n, 1)
+    323.9
     """
 
     method: str
@@ -144,10 +159,12 @@ class Interval(tuple):
 
     @property
     def low(self) -> float:
+        """The lower end, ``interval[0]``."""
         return self[0]
 
     @property
     def high(self) -> float:
+        """The upper end, ``interval[1]``."""
         return self[1]
 
     @property
@@ -473,6 +490,14 @@ class IntervalOutlook:
         rates loses half its within-item part (one-way ANOVA,
         ``between + within * mean(1/n) / 2``). None when no item has two
         trials (the within-item variance cannot be estimated).
+
+    Examples
+    --------
+    >>> plan = interval_outlook([(5, 4)] * 20 + [(5, 1)] * 20)
+    >>> round(plan.now.low, 3), round(plan.now.high, 3)
+    (0.352, 0.648)
+    >>> round(plan.more_items.width, 3), round(plan.more_trials.width, 3)
+    (0.134, 0.296)
     """
 
     now: Interval

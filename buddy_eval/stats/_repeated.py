@@ -263,6 +263,16 @@ class ItemDifferencesResult:
         ``"normal approximation, no continuity correction"``.
     alpha : float
         The significance level :attr:`rejects` uses.
+
+    Examples
+    --------
+    Six items each a third better in the candidate, four unchanged:
+
+    >>> result = paired_item_differences_test([Fraction(1, 3)] * 6 + [0] * 4)
+    >>> result.statistic, result.p_value, result.n_nonzero, result.n_items
+    (Fraction(1, 5), 0.03125, 6, 10)
+    >>> result.method, result.rejects
+    ('exact (sign-flip enumeration)', True)
     """
 
     statistic: Fraction | None
@@ -564,6 +574,20 @@ class VarianceComponents:
     trials_per_item : float
         Harmonic mean of the items' trial counts (their common count in a
         balanced design): the ``n`` of ``within / (m * n)``.
+    exact_within, exact_between : Fraction or None
+        ``within`` and ``between`` exactly, when computed from whole trial
+        counts (what :attr:`exact_share` reads); None otherwise.
+
+    Examples
+    --------
+    Three items of four trials: one flaky (2 of 4), one always passing, one
+    always failing.
+
+    >>> parts = item_variance_components([[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]])
+    >>> parts.exact_within, parts.exact_between, parts.n_items, parts.trials_per_item
+    (Fraction(1, 9), Fraction(2, 9), 3, 4.0)
+    >>> parts.exact_share
+    Fraction(1, 3)
     """
 
     within: float
@@ -716,6 +740,14 @@ class TrialPlan:
 
     The views word it (:func:`buddy_eval.formatting.format_trial_plan`),
     rounding the standard errors by the one rounding policy.
+
+    Examples
+    --------
+    >>> plan = more_trials_or_items(0.1, 0.05, 50, 4)
+    >>> plan.recommendation
+    'more items'
+    >>> round(plan.se_current, 4), round(plan.se_more_items, 4), round(plan.se_more_trials, 4)
+    (0.0387, 0.0274, 0.0354)
     """
 
     se_current: float
