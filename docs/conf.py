@@ -53,3 +53,44 @@ import matplotlib.pyplot
 matplotlib.pyplot.close("all")
 os.chdir(_doctest_cwd)
 """
+
+
+# A public constant (`buddy_eval.stats.MIN_PAIRED`) is documented by the `#:` comment above its
+# assignment, in the private module that defines it. autodoc reads comments of the module it
+# documents only, so without this a constant re-exported by a public package would show the
+# docstring of its type (int, str, tuple) instead.
+_TYPE_DOCSTRINGS = {kind.__doc__ for kind in (int, float, str, tuple, dict)}
+
+
+def _doc_comment(name: str, value) -> list[str]:
+    """The `#:` comment of ``name`` in the buddy_eval module that assigns ``value`` to it."""
+    import importlib
+    import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    import buddy_eval
+
+    modules = ["buddy_eval"] + [  # not the command line: importing __main__ would run it
+        found.name
+        for found in pkgutil.walk_packages(buddy_eval.__path__, "buddy_eval.")
+        if not found.name.startswith(("buddy_eval._cli", "buddy_eval.__main__"))
+    ]
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        if module.__dict__.get(name) is not value:
+            continue
+        comment = ModuleAnalyzer.for_module(module_name).find_attr_docs().get(("", name))
+        if comment:
+            return list(comment)
+    return []
+
+
+def _constant_docstring(app, what, name, obj, options, lines) -> None:
+    if what == "data" and getattr(obj, "__doc__", None) in _TYPE_DOCSTRINGS:
+        lines[:] = _doc_comment(name.rsplit(".", 1)[-1], obj)
+
+
+def setup(app):
+    # Before numpydoc (priority 500), which then reads the comment's sections.
+    app.connect("autodoc-process-docstring", _constant_docstring, priority=100)

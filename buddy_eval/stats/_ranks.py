@@ -16,6 +16,14 @@ from ._checks import _check_count, _check_open_unit
 #: The exact distribution costs one pass over at most ``m * (m + 1)`` doubled
 #: rank sums per delta (about 130 000 integer additions at 50), so the limit
 #: is about the approximation being good, not about cost.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import SIGNED_RANK_EXACT_MAX, signed_rank_test
+#: >>> signed_rank_test([1] * SIGNED_RANK_EXACT_MAX).method
+#: 'exact (sign-flip enumeration)'
+#: >>> signed_rank_test([1] * (SIGNED_RANK_EXACT_MAX + 1)).method
+#: 'normal approximation with tie correction, no continuity correction'
 SIGNED_RANK_EXACT_MAX = 50
 
 _ZERO_METHODS = ("wilcox", "pratt")

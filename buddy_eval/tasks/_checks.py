@@ -23,6 +23,18 @@ from ._record_rules import RECORD_FIELDS, STRING_CHECKS
 
 __all__ = ["OUTCOMES", "OUTCOME_DTYPE", "UNKNOWN_REASONS", "evaluate_checks"]
 
+#: The outcomes of a check: an unknown check (a missing token count or cost)
+#: is left out of every denominator and counted apart.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval import tasks
+#: >>> tasks.OUTCOMES
+#: ('pass', 'fail', 'unknown')
+#: >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+#: ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+#: >>> cmp.outcomes["outcome"].value_counts().to_dict()
+#: {'pass': 160, 'fail': 9, 'unknown': 7}
 OUTCOMES = ("pass", "fail", "unknown")
 OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
 UNKNOWN_REASONS = ("total_tokens missing", "usd_micros missing", "unpriced_tokens > 0")

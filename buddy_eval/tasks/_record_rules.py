@@ -47,6 +47,16 @@ __all__ = [
     "micros_limit",
 ]
 
+#: The check types a golden task may hold, in the order every table lists them.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval import tasks
+#: >>> tasks.CHECK_TYPES
+#: ('contains', 'not_contains', 'status_completed', 'max_tokens', 'max_cost_usd')
+#: >>> golden = tasks.load_golden("data/golden-tasks.example.json")
+#: >>> golden.checks["check_type"].value_counts(sort=False).tolist()  # in that order
+#: [32, 6, 30, 21, 10]
 CHECK_TYPES = ("contains", "not_contains", "status_completed", "max_tokens", "max_cost_usd")
 STRING_CHECKS = ("contains", "not_contains")
 CHECK_TYPE_DTYPE = pd.CategoricalDtype(list(CHECK_TYPES))
