@@ -62,22 +62,25 @@ os.chdir(_doctest_cwd)
 _TYPE_DOCSTRINGS = {kind.__doc__ for kind in (int, float, str, tuple, dict)}
 
 
-def _doc_comment(name: str, value) -> list[str]:
-    """The `#:` comment of ``name`` in the buddy_eval module that assigns ``value`` to it."""
+def _modules():
+    """buddy_eval and its modules (not the command line: importing __main__ would run it)."""
     import importlib
     import pkgutil
 
-    from sphinx.pycode import ModuleAnalyzer
-
     import buddy_eval
 
-    modules = ["buddy_eval"] + [  # not the command line: importing __main__ would run it
-        found.name
-        for found in pkgutil.walk_packages(buddy_eval.__path__, "buddy_eval.")
-        if not found.name.startswith(("buddy_eval._cli", "buddy_eval.__main__"))
-    ]
-    for module_name in modules:
-        module = importlib.import_module(module_name)
+    yield buddy_eval
+    for found in pkgutil.walk_packages(buddy_eval.__path__, "buddy_eval."):
+        if not found.name.startswith(("buddy_eval._cli", "buddy_eval.__main__")):
+            yield importlib.import_module(found.name)
+
+
+def _doc_comment(name: str, value) -> list[str]:
+    """The `#:` comment of ``name`` in the buddy_eval module that assigns ``value`` to it."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    for module in _modules():
+        module_name = module.__name__
         if module.__dict__.get(name) is not value:
             continue
         comment = ModuleAnalyzer.for_module(module_name).find_attr_docs().get(("", name))
@@ -91,6 +94,38 @@ def _constant_docstring(app, what, name, obj, options, lines) -> None:
         lines[:] = _doc_comment(name.rsplit(".", 1)[-1], obj)
 
 
+# What the public API returns but does not export (History, Check, ...) lives in private
+# modules: `.. returned-type:: History` in api.md finds the class by its name and documents it
+# (`autoclass`, with the given `:members:`), so the pages name no private module.
+def _private_class(name: str) -> str:
+    found = [
+        f"{module.__name__}.{name}"
+        for module in _modules()
+        if getattr(module.__dict__.get(name), "__module__", None) == module.__name__
+    ]
+    if len(found) != 1:
+        raise ValueError(f"returned-type {name}: one class of that name expected, found {found}")
+    return found[0]
+
+
+def _returned_type_directive():
+    from docutils.parsers.rst import directives
+    from sphinx.util.docutils import SphinxDirective
+
+    class ReturnedType(SphinxDirective):
+        required_arguments = 1
+        option_spec = {"members": directives.unchanged}
+
+        def run(self):
+            text = f".. autoclass:: {_private_class(self.arguments[0])}\n"
+            if "members" in self.options:
+                text += f"   :members: {self.options['members']}\n"
+            return self.parse_text_to_nodes(text)
+
+    return ReturnedType
+
+
 def setup(app):
     # Before numpydoc (priority 500), which then reads the comment's sections.
     app.connect("autodoc-process-docstring", _constant_docstring, priority=100)
+    app.add_directive("returned-type", _returned_type_directive())

@@ -75,7 +75,7 @@ class History:
           ``role`` (str): ``candidate`` or ``baseline`` in it; ``baseline``
           (str): the baseline its latest gate as the candidate compared it
           with; ``verdict`` (str): ``RELEASE`` or ``BLOCK`` (NA if never a
-          candidate); ``reasons`` (str): the blocking reasons, ``; ``-joined.
+          candidate); ``reasons`` (str): the blocking reasons, joined by ``"; "``.
         - ``recorded_by`` (str), ``commit`` (str, NA outside CI).
         - ``released`` (bool): it went live at least once; ``live`` (bool):
           it is live now; ``release_date`` (str) and ``override_reason`` (str)
