@@ -156,3 +156,16 @@ def test_make_docs_runs_the_examples():
     recipe = recipe.split("\n\n", 1)[0]
     assert "-b html" in recipe
     assert "-W --keep-going -b doctest" in recipe
+
+
+def test_the_reference_lists_every_type_a_public_function_returns():
+    """A returned class is exported by a public module or listed as a returned type."""
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\.\. returned-type:: (\w+)$", page, flags=re.M))
+    exported = {value.__name__ for _, value in _public_names() if inspect.isclass(value)}
+    outside = {"DataFrame", "Axes", "Fraction", "None"}  # pandas, matplotlib, the standard library
+    for qualified, value in _public_names():
+        if inspect.isfunction(value):
+            returned = str(inspect.signature(value).return_annotation)
+            unknown = set(re.findall(r"\b[A-Z]\w+", returned)) - exported - listed - outside
+            assert not unknown, f"{qualified} returns {unknown}, not in the API reference"
