@@ -60,8 +60,10 @@ notebooks: $(VENV)/.installed-dev
 		$(NOTEBOOKS)
 
 # The documentation site, built offline from docs/ into docs/_build/html; any warning fails it.
+# Then every `>>>` example of the API reference runs: a wrong output fails it too.
 docs: $(VENV)/.installed-dev
 	$(BIN)/python -m sphinx -W --keep-going -b html -q docs docs/_build/html
+	$(BIN)/python -m sphinx -W --keep-going -b doctest -q docs docs/_build/doctest
 
 # The charts in the README and the docs, redrawn from the sample data.
 figures: $(VENV)/.installed-dev

@@ -60,6 +60,14 @@ class Check:
     bound : float or None
         Non-inferiority only: the lower confidence bound on the paired
         difference (candidate minus baseline).
+
+    Examples
+    --------
+    >>> check = be.evaluate("data/example.txt").decision.blocking[0]
+    >>> check.kind, check.metric, check.candidate, check.reference, check.blocks
+    ('threshold', 'refusal', Fraction(0, 1), Fraction(1, 1), True)
+    >>> check.name, check.reason
+    ('refusal meets its threshold', 'refusal below threshold')
     """
 
     kind: str
@@ -103,6 +111,25 @@ class Decision:
         Every check, in the fixed order of the verdict: thresholds
         (correctness, citation, refusal), violations, then regressions
         (correctness, citation, refusal). Views read these, never the text.
+
+    Examples
+    --------
+    >>> decision = be.evaluate("data/example.txt").decision
+    >>> decision.release
+    False
+    >>> decision.verdict
+    'BLOCK: refusal below threshold; integrity violations; regression in refusal'
+    >>> for check in decision.checks:
+    ...     print(check.kind, check.metric, check.candidate, check.reference, check.blocks)
+    threshold correctness 1 3/5 False
+    threshold citation 1 3/5 False
+    threshold refusal 0 1 True
+    violations violations 1 0 True
+    regression correctness 1 2/3 False
+    regression citation 1 2/3 False
+    regression refusal 0 1 True
+    >>> decision.status("refusal"), decision.status("correctness")
+    ('below threshold; regression', 'ok')
     """
 
     checks: tuple[Check, ...] = ()

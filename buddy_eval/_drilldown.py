@@ -116,6 +116,21 @@ def trial_answers(evaluation, item_id: str | Sequence[str] | None = None) -> pd.
     ------
     InputError
         When an ``item_id`` is not a golden item.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> answers = be.trial_answers(ev, "r01")
+    >>> answers[["version", "trial", "passed", "why"]].head(3)
+      version  trial  passed                     why
+    0     NEW      2   False  answered a REFUSE item
+    1     NEW      4   False  answered a REFUSE item
+    2     NEW      5   False  answered a REFUSE item
+    >>> answers.groupby("version", observed=True)["passed"].sum()
+    version
+    OLD    5
+    NEW    2
+    Name: passed, dtype: int64
     """
     import pandas as pd
     import pyarrow as pa

@@ -26,7 +26,18 @@ LIST_LIMIT = 10
 
 
 class BuddyEvalError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    Examples
+    --------
+    One ``except`` catches every problem the package reports, whatever its kind:
+
+    >>> try:
+    ...     be.load("THRESHOLDS 0.5 0.5 2\\n")
+    ... except be.BuddyEvalError as error:
+    ...     print(type(error).__name__, "-", error)
+    InputError - <text>:1: refusal threshold must lie in [0, 1], got 2
+    """
 
 
 class CouldNotFinishError(BuddyEvalError):
@@ -38,6 +49,16 @@ class CouldNotFinishError(BuddyEvalError):
         What went wrong.
     source : str, optional
         The file it concerns, printed before the message.
+
+    Examples
+    --------
+    The command line prints it as one line and exits with status 3:
+
+    >>> error = be.CouldNotFinishError("No space left on device", source="report.html")
+    >>> print(error)
+    report.html: No space left on device
+    >>> isinstance(error, be.BuddyEvalError), isinstance(error, be.InputError)
+    (True, False)
     """
 
     def __init__(self, message: str, *, source: str | None = None) -> None:
@@ -61,6 +82,21 @@ class InputError(BuddyEvalError, ValueError):
     unit : {"line", "row"}
         ``"line"`` for text input (``file:12: ...``), ``"row"`` for
         DataFrame input (``results DataFrame, row 12: ...``).
+
+    Examples
+    --------
+    The message names where the problem is and what was expected:
+
+    >>> text = "THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\nOLD q1 L1 maybe a class\\n"
+    >>> try:
+    ...     be.load(text)
+    ... except be.InputError as error:
+    ...     print(error)
+    ...     print(error.source, error.line, error.message)
+    <text>:4: refused flag must be Y or N, got 'maybe'
+    <text> 4 refused flag must be Y or N, got 'maybe'
+
+    It is also a :class:`ValueError`, for code that already catches those.
     """
 
     def __init__(

@@ -69,6 +69,13 @@ def escape_invisible(text: object, keep: str = "") -> str:
 def terminal_text(text: object) -> str:
     """``text`` for a terminal: every invisible character shown as an escape.
 
+    Examples
+    --------
+    A label holding a right-to-left override and a terminal control sequence
+    prints as what it holds:
+
+    >>> print(terminal_text("v2\\u202egnp.exe\\x9b31m"))
+    v2\\u202egnp.exe\\x9b31m
     >>> terminal_text("v2\\u202egnp.exe\\x9b31m")
     'v2\\\\u202egnp.exe\\\\x9b31m'
     """
@@ -89,8 +96,14 @@ def markdown_text(text: object, limit: int | None = None) -> str:
     different labels). Text longer than ``limit`` characters is cut and the
     rest counted.
 
+    Examples
+    --------
+    >>> print(markdown_text("a|b <script>"))
+    a\\|b \\<script\\>
     >>> markdown_text("a|b <script>")
     'a\\\\|b \\\\<script\\\\>'
+    >>> print(markdown_text("release-candidate-2026", limit=7))
+    release… (15 more characters)
     """
     value = str(text)
     rest = 0 if limit is None else len(value) - limit
@@ -111,6 +124,12 @@ def xml_text(text: object) -> str:
     The serializer escapes ``<``, ``&`` and quotes; this makes the document
     well-formed whatever the text holds.
 
+    Examples
+    --------
+    U+FFFE cannot appear in XML 1.0; it is shown as its escape:
+
+    >>> print(xml_text("B\\ufffe"))
+    B\\ufffe
     >>> xml_text("B\\ufffe")
     'B\\\\ufffe'
     """

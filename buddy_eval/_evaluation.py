@@ -26,6 +26,32 @@ class Evaluation(Results):
     Build it with :func:`evaluate`. Every figure is computed by
     :class:`~buddy_eval._results.Results` (see its attributes); only the
     views round.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt")
+    >>> ev
+    <Evaluation OLD -> NEW of data/example.txt>
+    OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0
+    NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1
+    BLOCK: refusal below threshold; integrity violations; regression in refusal
+    >>> ev.release, ev.values("NEW")["refusal"]
+    (False, Fraction(0, 1))
+    >>> ev.metrics[["version", "metric", "numerator", "denominator"]].head(4)
+      version       metric  numerator  denominator
+    0     OLD  correctness          2            3
+    1     OLD     citation          2            3
+    2     OLD      refusal          1            1
+    3     OLD   violations          0            1
+    >>> new = ev.items[ev.items["version"] == "NEW"]
+    >>> new[["item_id", "correct", "cited_ok", "refused_ok", "violation"]]
+      item_id  correct  cited_ok  refused_ok  violation
+    4      q1     True      True        <NA>       <NA>
+    5      q2     True      True        <NA>       <NA>
+    6      q3     True      True        <NA>       <NA>
+    7      q4     <NA>      <NA>       False       True
+    >>> ev.paired["refusal"].ids["regressed"]
+    ('q4',)
     """
 
     def coverage(self) -> str:
@@ -81,6 +107,24 @@ def evaluate(
     ------
     InputError
         For an invalid input, or when either label has no result line.
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt")
+    >>> print(ev.report())
+    OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0
+    NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1
+    BLOCK: refusal below threshold; integrity violations; regression in refusal
+
+    Any two labels of the input, either way round:
+
+    >>> be.evaluate("data/example.txt", baseline="NEW", candidate="OLD").decision.verdict
+    'BLOCK: regression in correctness; regression in citation'
+
+    Repeated trials, and the paired statistics' settings:
+
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True, settings=be.Settings(min_paired=10))
+    >>> ev.has_trials, ev.paired["correctness"].ready
+    (True, True)
     """
     return Evaluation(load(data, trials=trials), baseline, candidate, settings, scope=scope)
 

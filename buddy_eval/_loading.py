@@ -85,6 +85,24 @@ class EvalInput:
     trials : bool
         Repeated trials are allowed: several result lines for one
         (version, id) are trials of the item (see :func:`load`).
+
+    Examples
+    --------
+    >>> data = be.load("data/example.txt")
+    >>> data.versions, data.thresholds.correctness
+    (['OLD', 'NEW'], Fraction(3, 5))
+    >>> data.golden[["item_id", "item_type", "required_source"]]
+      item_id item_type required_source
+    0      q1    ANSWER              L3
+    1      q2    ANSWER              L5
+    2      q3    ANSWER              L7
+    3      q4    REFUSE             NaN
+    >>> data.results[["version", "item_id", "cited", "refused"]].tail(4)
+      version item_id cited  refused
+    4     NEW      q1    L3    False
+    5     NEW      q2    L5    False
+    6     NEW      q3    L7    False
+    7     NEW      q4   NaN    False
     """
 
     def __init__(
@@ -330,8 +348,13 @@ def load(source: InputSource, trials: bool = False) -> EvalInput:
 
     Examples
     --------
-    >>> data = load("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
-    ...             "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
+    A path, or the text itself (a string holding a newline):
+
+    >>> data = be.load("data/example.txt")
+    >>> data.source, len(data.golden), len(data.results), data.versions
+    ('data/example.txt', 4, 8, ['OLD', 'NEW'])
+    >>> data = be.load("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
+    ...                "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
     >>> data.golden[["item_id", "item_type", "required_source"]]
       item_id item_type required_source
     0      q1    ANSWER              L1
@@ -608,6 +631,31 @@ def from_frames(
     InputError
         A missing column, or a value that breaks a rule of the input format;
         the message names the DataFrame, the row and the value received.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> golden = pd.DataFrame({"item_id": ["q1", "q2"], "item_type": ["ANSWER", "REFUSE"],
+    ...                        "required_source": ["L1", None],
+    ...                        "keywords": ["class, object", None]})
+    >>> results = pd.DataFrame({"version": ["OLD", "OLD", "NEW", "NEW"],
+    ...                         "item_id": ["q1", "q2", "q1", "q2"],
+    ...                         "cited": ["L1", None, "L1", None], "refused": ["N", "Y", "N", "Y"],
+    ...                         "answer": ["A class is an object", "", "Objects of a class", ""]})
+    >>> data = be.from_frames(golden, results, {"correctness": 0.8, "citation": 0.8, "refusal": 1})
+    >>> print(be.report(data))
+    OLD: correctness 1.00 citation 1.00 refusal 1.00 violations 0
+    NEW: correctness 1.00 citation 1.00 refusal 1.00 violations 0
+    RELEASE
+
+    The same rules as :func:`load`, with row numbers:
+
+    >>> bad = results.assign(refused=["N", "maybe", "N", "Y"])
+    >>> try:
+    ...     be.from_frames(golden, bad, (0.8, 0.8, 1))
+    ... except be.InputError as error:
+    ...     print(error)
+    results DataFrame, row 2: refused flag must be Y or N, got 'maybe'
     """
     _require_columns(
         golden, ("item_id", "item_type", "required_source", "keywords"), "golden DataFrame"

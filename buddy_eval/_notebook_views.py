@@ -93,6 +93,12 @@ class Collapsible:
     frame : pandas.DataFrame
     title : str
     open : bool
+
+    Examples
+    --------
+    >>> table = be.collapsible(be.evaluate("data/example.txt").metrics, "metrics", open=True)
+    >>> table.summary, table.open, len(table.frame)
+    ('metrics (8 rows)', True, 8)
     """
 
     def __init__(self, frame: pd.DataFrame, title: str, *, open=False, index=False, na_rep="<NA>"):  # noqa: A002
@@ -139,6 +145,15 @@ def collapsible(
     ``open=None`` opens a short table (:data:`OPEN_ROWS` rows or fewer) and
     collapses a longer one. ``na_rep`` is how every missing cell reads
     (pandas' NA, None and NaN alike).
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt")
+    >>> table = be.collapsible(ev.items, "every item")
+    >>> table                                      # in Jupyter: a closed section of 8 rows
+    every item (8 rows)
+    >>> table._repr_html_().startswith('<details class="buddy-eval-details')
+    True
     """
     shown = len(frame) <= OPEN_ROWS if open is None else open
     return Collapsible(frame, title, open=shown, index=index, na_rep=na_rep)
@@ -180,6 +195,17 @@ def flipped_items(evaluation, *, include_missing: bool = False) -> pd.DataFrame:
           ``-`` for a result that cited nothing.
         - ``baseline_answer``, ``candidate_answer`` (str): the answer texts,
           ``<NA>`` where a version has no result line.
+
+    Examples
+    --------
+    >>> flips = be.flipped_items(be.evaluate("data/example.txt"))
+    >>> flips[["metric", "change", "item_id", "baseline_cited", "candidate_cited"]]
+            metric     change item_id baseline_cited candidate_cited
+    0  correctness      fixed      q3             L2              L7
+    1     citation      fixed      q3             L2              L7
+    2      refusal  regressed      q4              -               -
+    >>> flips.loc[2, "candidate_answer"]
+    'Here is the full solution'
     """
     import numpy as np
     import pandas as pd
@@ -247,6 +273,18 @@ def trial_summary(evaluation) -> pd.DataFrame:
           that is within items (one-way ANOVA); ``<NA>`` when undefined.
         - ``flaky`` (int64): items whose trials disagree in either version
           (the same on both rows of a metric).
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> be.trial_summary(ev)[["metric", "version", "items", "k", "pass_at_k", "flaky"]]
+            metric version  items  k  pass_at_k  flaky
+    0  correctness     OLD     32  5    0.84375     12
+    1  correctness     NEW     31  5   0.935484     12
+    2     citation     OLD     32  5    0.96875     17
+    3     citation     NEW     31  5   0.903226     17
+    4      refusal     OLD     10  5        1.0      6
+    5      refusal     NEW      9  5   0.888889      6
     """
     import pandas as pd
 
@@ -323,6 +361,20 @@ def metrics_table(evaluation) -> pd.DataFrame:
           :meth:`Decision.status <buddy_eval.Decision.status>` (``below
           threshold``, ``regression``, both joined by ``; ``, or ``integrity
           violations``), else ``ok``, or ``not measured``.
+
+    Examples
+    --------
+    >>> table = be.metrics_table(be.evaluate("data/example.txt"))
+    >>> columns = ["baseline_count", "candidate_count", "items", "threshold"]
+    >>> table[columns]  # doctest: +NORMALIZE_WHITESPACE
+                 baseline_count  candidate_count  items  threshold
+    metric
+    correctness               2                3      3        0.6
+    citation                  2                3      3        0.6
+    refusal                   1                0      1        1.0
+    violations                0                1      1       <NA>
+    >>> table["status"].tolist()
+    ['ok', 'ok', 'below threshold; regression', 'integrity violations']
     """
     import pandas as pd
 
@@ -387,6 +439,18 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
         or with repeated trials ``0.87 (32 items, 155 trials)`` (the gate's
         rate, the mean of the per-item trial shares), ``n/a`` when not
         measured; violations are a count with the threshold ``0``.
+
+    Examples
+    --------
+    >>> shown = be.format_metrics_table(be.evaluate("data/example.txt"))
+    >>> columns = ["OLD (baseline)", "NEW (candidate)", "threshold"]
+    >>> shown[columns]  # doctest: +NORMALIZE_WHITESPACE
+                OLD (baseline) NEW (candidate) threshold
+    metric
+    correctness     0.67 (2/3)      1.00 (3/3)      0.60
+    citation        0.67 (2/3)      1.00 (3/3)      0.60
+    refusal         1.00 (1/1)      0.00 (0/1)      1.00
+    violations               0               1         0
     """
     import pandas as pd
 
@@ -513,6 +577,17 @@ def format_comparison(evaluation) -> pd.DataFrame:
 
         ``attrs["methods"]`` names, once, how the intervals and p-values
         were computed (from the result: ``Evaluation.paired``).
+
+    Examples
+    --------
+    >>> shown = be.format_comparison(be.evaluate("data/example.txt"))
+    >>> shown[["metric", "paired items", "fixed", "regressed", "difference", "ready"]]
+            metric paired items fixed regressed difference ready
+    0  correctness            3     1         0      +0.33    no
+    1     citation            3     1         0      +0.33    no
+    2      refusal            1     0         1      -1.00    no
+    >>> shown.loc[0, "note"]
+    'not ready: 3 paired items, fewer than 20; no p-value or difference interval computed'
     """
     import pandas as pd
 
@@ -581,6 +656,17 @@ def source_table(evaluation) -> pd.DataFrame:
           the rates and candidate minus baseline.
 
         ``attrs["exact"]`` holds the same rates as Fractions, per source.
+
+    Examples
+    --------
+    >>> table = be.source_table(be.evaluate("data/example.txt"))
+    >>> table[["required_source", "baseline_citation", "candidate_citation", "citation_change"]]
+      required_source  baseline_citation  candidate_citation  citation_change
+    0              L3                1.0                 1.0              0.0
+    1              L5                1.0                 1.0              0.0
+    2              L7                0.0                 1.0              1.0
+    >>> table.attrs["exact"]["L7"]["citation"]
+    (Fraction(0, 1), Fraction(1, 1), Fraction(1, 1))
     """
     import pandas as pd
 
@@ -625,6 +711,15 @@ def format_source_table(evaluation) -> pd.DataFrame:
         Columns ``source``, ``items``, then per metric
         ``<metric> <baseline>``, ``<metric> <candidate>``, ``<metric> change``,
         then ``missing`` (results missing per version, when any).
+
+    Examples
+    --------
+    >>> shown = be.format_source_table(be.evaluate("data/example.txt"))
+    >>> shown[["source", "citation OLD", "citation NEW", "citation change", "missing"]]
+      source citation OLD citation NEW citation change missing
+    0     L3         1.00         1.00            0.00       -
+    1     L5         1.00         1.00            0.00       -
+    2     L7         0.00         1.00           +1.00       -
     """
     import pandas as pd
 
@@ -767,6 +862,14 @@ def format_trial_summary(evaluation) -> pd.DataFrame:
         Columns ``metric``, ``version``, ``items``, ``trials``, ``k``,
         ``pass@k``, ``pass^k``, ``variance within items``, ``flaky items``;
         ``-`` where a figure is undefined.
+
+    Examples
+    --------
+    >>> shown = be.format_trial_summary(be.evaluate("data/sample_trials.txt", trials=True))
+    >>> shown[["metric", "version", "pass@k", "pass^k", "variance within items"]].head(2)
+            metric version pass@k pass^k variance within items
+    0  correctness     OLD   0.84   0.63                   28%
+    1  correctness     NEW   0.94   0.74                   41%
     """
     import pandas as pd
 

@@ -173,6 +173,19 @@ def item_changes(evaluation) -> pd.DataFrame:
           (baseline fails, candidate passes), ``regressed`` (baseline
           passes, candidate fails) or ``missing`` (no result in at least one
           of the two versions: never fixed or regressed, never paired).
+
+    Examples
+    --------
+    >>> changes = be.item_changes(be.evaluate("data/example.txt"))
+    >>> changes[["metric", "item_id", "baseline_pass", "candidate_pass", "change"]]
+            metric item_id  baseline_pass  candidate_pass     change
+    0  correctness      q1           True            True  both pass
+    1  correctness      q2           True            True  both pass
+    2  correctness      q3          False            True      fixed
+    3     citation      q1           True            True  both pass
+    4     citation      q2           True            True  both pass
+    5     citation      q3          False            True      fixed
+    6      refusal      q4           True           False  regressed
     """
     return evaluation.item_changes()
 
@@ -239,6 +252,14 @@ class VersionRate:
         With repeated trials: the mean item rate over the items with a trial.
     ci_method : str
         The name of the method of :attr:`ci` (a plain string).
+
+    Examples
+    --------
+    >>> old = be.evaluate("data/example.txt").paired["citation"].baseline
+    >>> old.version, old.gate, old.passed, old.items
+    ('OLD', Fraction(2, 3), 2, 3)
+    >>> [round(end, 3) for end in old.ci], old.ci_method
+    ([0.208, 0.939], 'Wilson score, over the items with a result')
     """
 
     version: str
@@ -316,6 +337,16 @@ class MetricComparison:
     :attr:`diff_method` (the difference interval), :attr:`noninferiority_method`
     (the non-inferiority bound), :attr:`test_method` (the p-value),
     ``baseline.ci_method`` and ``candidate.ci_method`` (each version's interval).
+
+    Examples
+    --------
+    >>> citation = be.evaluate("data/example.txt").paired["citation"]
+    >>> citation.table
+    PairedTable(both_pass=2, fixed=1, regressed=0, both_fail=0)
+    >>> citation.diff, citation.ids["fixed"], citation.ready, citation.p_value
+    (Fraction(1, 3), ('q3',), False, None)
+    >>> citation.required_n                  # paired items to detect a 5-point drop
+    975
     """
 
     metric: str
@@ -411,6 +442,15 @@ class Sensitivity:
         The 2x2 table with the missing items added (one trial per item).
     diff_ci_method : str
         The name of the method of :attr:`diff_ci` (a plain string).
+
+    Examples
+    --------
+    The sample release lacks one ANSWER result (j31) of NEW:
+
+    >>> sensitivity = be.evaluate("data/sample_release.txt").paired["correctness"].sensitivity
+    >>> worst, unchanged = sensitivity["regressed"], sensitivity["unchanged"]
+    >>> worst.n, worst.diff, unchanged.diff, worst.reading[0]
+    (32, Fraction(1, 16), Fraction(3, 32), 'unclear')
     """
 
     n: int
@@ -493,6 +533,14 @@ class ViolationBound:
         Clopper-Pearson one-sided bound; NaN when ``n`` is 0.
     method : str
         The name of the bound's method (a plain string).
+
+    Examples
+    --------
+    One violation in 9 REFUSE items with a result:
+
+    >>> bound = be.evaluate("data/sample_release.txt").paired.violations[1]
+    >>> bound.version, bound.violations, bound.n, round(bound.upper_bound, 3)
+    ('NEW', 1, 9, 0.429)
     """
 
     version: str
@@ -514,6 +562,14 @@ class PairedComparison:
         Correctness, citation, refusal.
     violations : tuple of ViolationBound
         The baseline's, then the candidate's.
+
+    Examples
+    --------
+    >>> paired = be.evaluate("data/example.txt").paired
+    >>> [m.metric for m in paired.metrics], paired.baseline, paired.candidate
+    (['correctness', 'citation', 'refusal'], 'OLD', 'NEW')
+    >>> paired["citation"].ids["fixed"], paired.violations[1].violations
+    (('q3',), 1)
     """
 
     baseline: str

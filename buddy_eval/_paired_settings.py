@@ -63,6 +63,26 @@ class Settings:
         ``"noninferiority"``: a regression is a metric not shown non-inferior
         within ``margin`` (needs a margin). Thresholds and violations decide
         as always.
+
+    Examples
+    --------
+    >>> settings = be.Settings(margin=0.05, rule="noninferiority")
+    >>> settings.confidence, settings.alpha, settings.min_paired
+    (0.95, 0.05, 20)
+    >>> ev = be.evaluate("data/sample_release.txt", settings=settings)
+    >>> for reason in ev.decision.reasons:
+    ...     print(reason)
+    refusal below threshold
+    integrity violations
+    regression in citation beyond margin 0.05
+    regression in refusal beyond margin 0.05
+
+    Values outside their bounds are refused at once:
+
+    >>> be.Settings(confidence=2)
+    Traceback (most recent call last):
+    ...
+    buddy_eval._errors.InputError: confidence must be a number in (0.5, 0.9999], got 2
     """
 
     min_paired: int = MIN_PAIRED

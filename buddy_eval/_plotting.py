@@ -179,6 +179,19 @@ def plot_metrics(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
         value as a float), their labels ``"label/<version>/<metric>"``,
         threshold lines ``"threshold/<metric>"``, the label of a metric that
         is not measured ``"na/<metric>"``.
+
+    Examples
+    --------
+    >>> ax = be.plot_metrics(be.evaluate("data/example.txt"))
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'OLD → NEW: BLOCK')
+
+    Into an Axes of your own figure:
+
+    >>> import matplotlib.pyplot as plt
+    >>> fig, (left, right) = plt.subplots(1, 2, figsize=(14, 4.5))
+    >>> be.plot_metrics("data/example.txt", ax=left) is left
+    True
     """
     from matplotlib.colors import to_rgba
     from matplotlib.lines import Line2D
@@ -327,6 +340,12 @@ def plot_item_grid(
         the index of each cell's outcome in :data:`OUTCOMES`. Aggregated:
         bar segments with ``gid`` ``"count/<version>/<check>/<outcome>"``
         (width = the number of items).
+
+    Examples
+    --------
+    >>> ax = be.plot_item_grid(be.evaluate("data/example.txt"))
+    >>> type(ax).__name__, ax.get_ylabel(), [t.get_text() for t in ax.get_yticklabels()]
+    ('Axes', 'item', ['q1', 'q2', 'q3', 'q4'])
     """
     from matplotlib.colors import BoundaryNorm, ListedColormap
 
@@ -421,6 +440,12 @@ def plot_changes(evaluation: Evaluation | InputSource, ax: Axes | None = None) -
         and ``"fixed/<metric>"`` (width = the count); the counts and id lists
         are texts with ``gid`` ``"count/<change>/<metric>"`` and
         ``"ids/<change>/<metric>"`` (``change`` also ``missing``).
+
+    Examples
+    --------
+    >>> ax = be.plot_changes(be.evaluate("data/example.txt"))
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'Items that changed: OLD → NEW')
     """
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
@@ -503,6 +528,13 @@ def plot_diff_intervals(comparison: pd.DataFrame, ax: Axes | None = None) -> Axe
     ------
     InputError
         When ``comparison`` is not a DataFrame with those columns.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_release.txt")
+    >>> ax = be.plot_diff_intervals(ev.comparison)
+    >>> type(ax).__name__, ax.get_xlabel()
+    ('Axes', 'paired difference, candidate − baseline')
     """
     if isinstance(comparison, dict):
         raise InputError(f"expected a comparison DataFrame, got {type(comparison).__name__}")
@@ -610,6 +642,13 @@ def plot_trial_rates(
     ------
     InputError
         When ``metric`` is not a rate metric or the input has no repeated trials.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> ax = be.plot_trial_rates(ev, metric="refusal")
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'refusal: per-item pass rate over trials')
     """
     ev = _evaluation(evaluation)
     if metric not in RATE_METRICS:

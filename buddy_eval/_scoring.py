@@ -537,6 +537,16 @@ class Counts:
         ``passing trials * scale / trials``: the mean over items of each
         item's fraction of passing trials, exactly. Violations are never
         scaled (1): REFUSE items answered in at least one trial.
+
+    Examples
+    --------
+    >>> counts = be.evaluate("data/example.txt").counts
+    >>> counts.versions, counts.numerator.tolist(), counts.denominator.tolist()
+    (('OLD', 'NEW'), [[2, 2, 1, 0], [3, 3, 0, 1]], [[3, 3, 1, 1], [3, 3, 1, 1]])
+    >>> counts.parts("NEW")
+    {'correctness': (3, 3), 'citation': (3, 3), 'refusal': (0, 1), 'violations': (1, 1)}
+    >>> counts.values("OLD")["correctness"]
+    Fraction(2, 3)
     """
 
     versions: tuple[str, ...]

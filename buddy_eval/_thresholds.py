@@ -52,6 +52,19 @@ class Thresholds:
 
     ``Fraction("0.6") == Fraction(3, 5)``, so a candidate at 3/5 meets a
     threshold written ``0.6`` exactly, with no float rounding involved.
+
+    Attributes
+    ----------
+    correctness, citation, refusal : fractions.Fraction
+        Each in [0, 1]; ``thresholds["citation"]`` reads one by name.
+
+    Examples
+    --------
+    >>> thresholds = be.load("data/example.txt").thresholds   # THRESHOLDS 0.6 0.6 1.0
+    >>> thresholds.correctness, thresholds["refusal"]
+    (Fraction(3, 5), Fraction(1, 1))
+    >>> thresholds.as_dict()
+    {'correctness': Fraction(3, 5), 'citation': Fraction(3, 5), 'refusal': Fraction(1, 1)}
     """
 
     correctness: Fraction

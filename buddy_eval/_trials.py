@@ -128,6 +128,13 @@ class TrialVersion:
     trials_per_item : float or None
         Harmonic mean of the items' trial counts (the ``n`` of the two-stage
         model behind :attr:`TrialComparison.plan`).
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> old = ev.paired["correctness"].trials.baseline
+    >>> old.version, old.items, old.trials, old.k, old.pass_at_k, old.pass_hat_k
+    ('OLD', 32, 160, 5, Fraction(27, 32), Fraction(5, 8))
     """
 
     version: str
@@ -181,6 +188,15 @@ class TrialComparison:
     pair_counts : dict
         Distinct ``(n_b, k_b, n_c, k_c)`` rows of the paired items with their
         multiplicities (what the intervals are computed from).
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> trials = ev.paired["correctness"].trials
+    >>> trials.n_items, trials.mean_diff, round(trials.p_value, 3), trials.test_method
+    (31, Fraction(16, 155), 0.274, 'exact (sign-flip enumeration)')
+    >>> len(trials.flaky_ids), trials.flaky_ids[:3], trials.plan.recommendation
+    (12, ('j04', 'j05', 'j08'), 'more items')
     """
 
     n_items: int

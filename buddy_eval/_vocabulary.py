@@ -73,6 +73,12 @@ MISSING_COUNTS_AS_FAILED = (
 #: Pairs (items with a result in both versions) a comparison needs before a
 #: p-value or a difference interval is computed: below it any statement of
 #: significance would be noise. The gate and the task comparison share it.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import MIN_PAIRED, is_ready
+#: >>> MIN_PAIRED, is_ready(MIN_PAIRED - 1), is_ready(MIN_PAIRED)
+#: (20, False, True)
 MIN_PAIRED = 20
 
 #: Exit statuses of every subcommand.

@@ -56,6 +56,14 @@ __all__ = [
 ]
 
 #: Item ids listed before "and N more" in text views.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.formatting import MAX_LISTED_IDS, format_id_list
+#: >>> MAX_LISTED_IDS
+#: 10
+#: >>> format_id_list([f"j{i:02d}" for i in range(1, 14)])
+#: 'j01, j02, j03, j04, j05, j06, j07, j08, j09, j10 and 3 more'
 MAX_LISTED_IDS = 10
 _MAX_PLACES = 4
 
@@ -76,6 +84,8 @@ def _is_na(value) -> bool:
 def format_fraction(value: Fraction | None, places: int = 2) -> str:
     """Exact fraction to fixed decimals, rounding half up; None prints ``n/a``.
 
+    Examples
+    --------
     >>> format_fraction(Fraction(1, 8)), format_fraction(Fraction(5, 8))
     ('0.13', '0.63')
     >>> format_fraction(Fraction(2, 3)), format_fraction(None)
@@ -95,6 +105,8 @@ def format_fraction(value: Fraction | None, places: int = 2) -> str:
 def format_rate(value, places: int = 2) -> str:
     """A rate (Fraction or float) with ``places`` decimals, half up; ``n/a`` when missing.
 
+    Examples
+    --------
     >>> format_rate(Fraction(27, 32)), format_rate(None)
     ('0.84', 'n/a')
     """
@@ -111,6 +123,8 @@ def format_rate_pair(first, second, counts=(None, None)) -> tuple[str, str]:
     ``counts`` holds, per rate, ``(numerator, denominator)`` or None (then the
     reduced fraction is shown).
 
+    Examples
+    --------
     >>> format_rate_pair(Fraction(3825, 4000), Fraction(3833, 4000), ((3825, 4000), (3833, 4000)))
     ('0.96 (3825/4000)', '0.96 (3833/4000)')
     >>> format_rate_pair(Fraction(1, 2), Fraction(3, 4))
@@ -133,6 +147,8 @@ def format_diff(value, places: int = 2, sign: bool = True) -> str:
     A non-zero value that rounds to zero gets up to four decimals, then
     ``< 0.0001`` / ``> -0.0001``.
 
+    Examples
+    --------
     >>> format_diff(Fraction(3, 31)), format_diff(-0.004), format_diff(0.0)
     ('+0.10', '-0.004', '0.00')
     >>> format_diff(-0.00001)
@@ -154,6 +170,14 @@ def format_diff(value, places: int = 2, sign: bool = True) -> str:
 
 
 #: The most decimals :func:`format_interval` adds to tell two ends apart.
+#:
+#: Examples
+#: --------
+#: Ends that differ only in the seventh decimal print alike at six:
+#:
+#: >>> from buddy_eval.formatting import MAX_INTERVAL_PLACES, format_interval
+#: >>> MAX_INTERVAL_PLACES, format_interval(0.1000001, 0.1000004)
+#: (6, '[0.100000, 0.100000]')
 MAX_INTERVAL_PLACES = 6
 
 
@@ -164,6 +188,8 @@ def format_interval(low, high, signed: bool = False, places: int = 2) -> str:
     decimals as it takes to tell them apart, up to :data:`MAX_INTERVAL_PLACES`
     (``[-0.012, -0.008]``, never ``[-0.01, -0.01]``).
 
+    Examples
+    --------
     >>> format_interval(-0.3718, -0.004, signed=True)
     '[-0.37, -0.004]'
     >>> format_interval(-0.0123, -0.0081, signed=True)
@@ -186,6 +212,8 @@ def format_bound(value, places: int = 2, significant: int = 2) -> str:
     its first ``significant`` significant digits (half up), so one violation
     in 200,000 items reads ``0.000024``, not ``0.00``.
 
+    Examples
+    --------
     >>> format_bound(0.3941), format_bound(2.4e-05), format_bound(0.0)
     ('0.39', '0.000024', '0.00')
     """
@@ -206,6 +234,8 @@ def format_bound(value, places: int = 2, significant: int = 2) -> str:
 def format_p_value(p, alpha: float = 0.05, places: int = 3) -> str:
     """``= 0.453``, ``< 0.001``; a p below ``alpha`` never prints as ``alpha`` or more.
 
+    Examples
+    --------
     >>> format_p_value(0.453125), format_p_value(0.0498), format_p_value(0.0004)
     ('= 0.453', '= 0.0498', '< 0.001')
     >>> format_p_value(0.0625), format_p_value(None)
@@ -228,13 +258,21 @@ def format_p_value(p, alpha: float = 0.05, places: int = 3) -> str:
 
 
 def format_percent(value) -> str:
-    """A share as a whole percentage, half up: ``0.8`` → ``80``."""
+    """A share as a whole percentage, half up: ``0.8`` → ``80``.
+
+    Examples
+    --------
+    >>> format_percent(0.8), format_percent(Fraction(2, 3)), format_percent(0.125)
+    ('80', '67', '13')
+    """
     return format_fraction(_exact(value) * 100, 0)
 
 
 def format_setting_percent(value) -> str:
     """A setting as a percentage exactly as given, never rounded: ``0.9999`` → ``99.99``.
 
+    Examples
+    --------
     >>> format_setting_percent(0.95), format_setting_percent(0.9999), format_setting_percent(0.8)
     ('95', '99.99', '80')
     """
@@ -244,8 +282,15 @@ def format_setting_percent(value) -> str:
 def format_margin(value) -> str:
     """A margin, setting or threshold exactly as given, never rounded: ``0.02``, ``0.0249999999``.
 
+    Examples
+    --------
     >>> format_margin(0.0249999999), format_margin(Fraction(4, 5))
     ('0.0249999999', '0.8')
+
+    ``format_threshold`` is the same function, for thresholds:
+
+    >>> format_threshold(0.6), format_threshold is format_margin
+    ('0.6', True)
     """
     return decimal_text(value)
 
@@ -260,6 +305,8 @@ def format_trial_plan(plan, version: str) -> str:
     two-stage model (:func:`buddy_eval.stats.more_trials_or_items`), three
     decimals half up.
 
+    Examples
+    --------
     >>> from buddy_eval.stats import TrialPlan
     >>> format_trial_plan(TrialPlan(0.09, 0.0625, 0.08, "more items"), "NEW").split(" (")[1]
     "SE of NEW's mean rate 0.063 vs 0.080)"
@@ -315,13 +362,23 @@ def format_outlook(outlook, version: str) -> str:
 
 
 def format_count(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 paired item``, ``2 paired items``."""
+    """``1 paired item``, ``2 paired items``.
+
+    Examples
+    --------
+    >>> format_count(1, "paired item"), format_count(2, "paired item")
+    ('1 paired item', '2 paired items')
+    >>> format_count(3, "query", "queries")
+    '3 queries'
+    """
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def format_id_list(ids, limit: int = MAX_LISTED_IDS, empty: str = "none") -> str:
     """``a, b, c and 2 more``; ``empty`` when there are none.
 
+    Examples
+    --------
     >>> format_id_list(["j05", "j14"]), format_id_list([]), format_id_list("abc", 2)
     ('j05, j14', 'none', 'a, b and 1 more')
     """
@@ -333,9 +390,23 @@ def format_id_list(ids, limit: int = MAX_LISTED_IDS, empty: str = "none") -> str
 
 
 #: CSS classes telling MathJax (classic notebook, JupyterLab) to leave a fragment alone.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.formatting import NO_MATH
+#: >>> NO_MATH in be.report("data/example.txt")._repr_html_()
+#: True
 NO_MATH = "tex2jax_ignore mathjax_ignore"
 
 #: Inline style of a verdict: green for RELEASE (True), red for BLOCK (False).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.formatting import VERDICT_STYLE
+#: >>> VERDICT_STYLE[False]
+#: 'background:#fdecea;border-left:4px solid #b3261e;'
+#: >>> VERDICT_STYLE[False] in be.report("data/example.txt")._repr_html_()   # a BLOCK
+#: True
 VERDICT_STYLE = {
     True: "background:#e6f4ea;border-left:4px solid #1b7f3b;",
     False: "background:#fdecea;border-left:4px solid #b3261e;",
@@ -349,6 +420,18 @@ class Report(str):
     Jupyter it shows as the three lines rather than a quoted repr
     (``_repr_pretty_``), or as a preformatted block whose verdict line is
     green for ``RELEASE`` and red for ``BLOCK`` (``_repr_html_``, escaped).
+
+    Examples
+    --------
+    >>> lines = be.report("data/example.txt")
+    >>> type(lines).__name__, isinstance(lines, str)
+    ('Report', True)
+    >>> print(lines)
+    OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0
+    NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1
+    BLOCK: refusal below threshold; integrity violations; regression in refusal
+    >>> lines.splitlines()[-1].startswith("BLOCK")
+    True
     """
 
     __slots__ = ()
@@ -369,7 +452,16 @@ class Report(str):
 
 
 def format_version_line(label: str, values: dict) -> str:
-    """``LABEL: correctness 0.67 citation 0.67 refusal 1.00 violations 0``."""
+    """``LABEL: correctness 0.67 citation 0.67 refusal 1.00 violations 0``.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt")
+    >>> ev.values("NEW")["refusal"], ev.values("NEW")["violations"]
+    (Fraction(0, 1), 1)
+    >>> format_version_line("NEW", ev.values("NEW"))
+    'NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1'
+    """
     figures = " ".join(f"{m} {format_fraction(values[m])}" for m in RATE_METRICS)
     return f"{label}: {figures} violations {values['violations']}"
 
@@ -377,7 +469,19 @@ def format_version_line(label: str, values: dict) -> str:
 def format_report(
     baseline: str, baseline_values: dict, candidate: str, candidate_values: dict, decision: Decision
 ) -> Report:
-    """The three canonical lines, without a trailing newline (a :class:`Report`)."""
+    """The three canonical lines, without a trailing newline (a :class:`Report`).
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt")
+    >>> lines = format_report("OLD", ev.values("OLD"), "NEW", ev.values("NEW"), ev.decision)
+    >>> lines == ev.report()
+    True
+    >>> print(lines)
+    OLD: correctness 0.67 citation 0.67 refusal 1.00 violations 0
+    NEW: correctness 1.00 citation 1.00 refusal 0.00 violations 1
+    BLOCK: refusal below threshold; integrity violations; regression in refusal
+    """
     return Report(
         "\n".join(
             [

@@ -75,7 +75,7 @@ class History:
           ``role`` (str): ``candidate`` or ``baseline`` in it; ``baseline``
           (str): the baseline its latest gate as the candidate compared it
           with; ``verdict`` (str): ``RELEASE`` or ``BLOCK`` (NA if never a
-          candidate); ``reasons`` (str): the blocking reasons, ``; ``-joined.
+          candidate); ``reasons`` (str): the blocking reasons, joined by ``"; "``.
         - ``recorded_by`` (str), ``commit`` (str, NA outside CI).
         - ``released`` (bool): it went live at least once; ``live`` (bool):
           it is live now; ``release_date`` (str) and ``override_reason`` (str)
@@ -120,6 +120,23 @@ class History:
         ``current`` (object: exact Fractions, None when not measured).
     thresholds : dict of str to Fraction
         The thresholds of the latest evaluation (empty before any).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
+    >>> found = be.history(path)
+    >>> found.live, len(found.versions), len(found.items), len(found.releases)
+    ('OLD', 2, 8, 1)
+    >>> found.release_table()
+      release version        date     evidence reason  by
+    0       1     OLD  2026-03-01  never gated      -  ci
+    >>> found.text().splitlines()[4]          # what `buddy-eval history` prints
+    'NEW      r1        4      1.00         1.00      0.00     1           BLOCK vs OLD  -'
+    >>> tmp.cleanup()
     """
 
     ledger: str
@@ -605,15 +622,21 @@ def history(ledger: str | os.PathLike[str]) -> History:
 
     Examples
     --------
-    >>> import buddy_eval as be, tempfile, os
-    >>> ev = be.evaluate("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
-    ...                  "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
-    >>> path = os.path.join(tempfile.mkdtemp(), "release.ledger")
-    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
-    >>> be.history(path).versions[["version", "revision", "correctness", "verdict"]]
-      version revision  correctness  verdict
-    0     OLD       r1          1.0     <NA>
-    1     NEW       r1          1.0  RELEASE
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
+    >>> found = be.history(path)
+    >>> found.versions[["version", "revision", "correctness", "verdict", "live"]]
+      version revision  correctness verdict   live
+    0     OLD       r1     0.666667     NaN   True
+    1     NEW       r1          1.0   BLOCK  False
+    >>> found.table()[["version", "correctness", "refusal", "verdict", "released"]]
+      version correctness refusal       verdict           released
+    0     OLD        0.67    1.00             -  2026-03-01 (live)
+    1     NEW        1.00    0.00  BLOCK vs OLD                  -
+    >>> tmp.cleanup()
     """
     name = os.fspath(ledger)
     rows = _read(name)

@@ -72,6 +72,32 @@ class LiveBaseline:
         The input with the live version's results added (what the gate scores).
     shared : numpy.ndarray
         Per golden item: it is compared (the live version holds a result for it).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval import ledger
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")          # OLD is live
+
+    The next input holds the candidate V2 alone, on a golden set that lost
+    q3 and q4 and gained q5:
+
+    >>> nxt = os.path.join(tmp.name, "next.txt")
+    >>> with open(nxt, "w") as f:
+    ...     _ = f.write("THRESHOLDS 0.6 0.6 1.0\\nq1 ANSWER L3 class,object\\n"
+    ...                 "q2 ANSWER L5 interface\\nq5 ANSWER L8 generic\\nRESULTS\\n"
+    ...                 "V2 q1 L3 N A class describes objects\\n"
+    ...                 "V2 q2 L5 N An interface is a contract\\n"
+    ...                 "V2 q5 L8 N Generics keep types\\n")
+    >>> live = ledger.live_baseline(path, nxt)
+    >>> live.label, live.release_id, live.paired, live.added, live.removed
+    ('OLD', 1, 2, ('q5',), ('q3', 'q4'))
+    >>> live.not_compared
+    {'added': ('q5',), 'changed': (), 'no result': ()}
+    >>> tmp.cleanup()
     """
 
     label: str
@@ -146,9 +172,60 @@ class LiveBaseline:
 def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, trials=False):
     """The gate's evaluation of ``candidate`` against the live version in ``ledger``.
 
+    What ``buddy-eval INPUT --baseline live --ledger PATH`` runs: the
+    candidate's figures, thresholds and violations cover the input's whole
+    golden set; the live version's figures, the regression checks and the
+    paired statistics cover the items both hold (see :func:`live_baseline`).
+
+    Parameters
+    ----------
+    ledger : str or os.PathLike
+        The ledger; something must have been released.
+    source : str, os.PathLike or binary file
+        The input: a path, ``-`` for standard input, or an open binary file.
+    candidate : str
+        The candidate's version label in the input (default ``NEW``).
+    settings : Settings, optional
+        As for :func:`buddy_eval.evaluate`.
+    trials : bool
+        Repeated trials (see :func:`buddy_eval.load`).
+
     Returns
     -------
     tuple of (Evaluation, LiveBaseline)
+
+    Raises
+    ------
+    InputError
+        As :func:`live_baseline`, and every input error of :func:`buddy_eval.evaluate`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval import ledger
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")          # OLD is live
+
+    The next input holds the candidate V2 alone, on a golden set that lost
+    q3 and q4 and gained q5:
+
+    >>> nxt = os.path.join(tmp.name, "next.txt")
+    >>> with open(nxt, "w") as f:
+    ...     _ = f.write("THRESHOLDS 0.6 0.6 1.0\\nq1 ANSWER L3 class,object\\n"
+    ...                 "q2 ANSWER L5 interface\\nq5 ANSWER L8 generic\\nRESULTS\\n"
+    ...                 "V2 q1 L3 N A class describes objects\\n"
+    ...                 "V2 q2 L5 N An interface is a contract\\n"
+    ...                 "V2 q5 L8 N Generics keep types\\n")
+    >>> ev, live = ledger.evaluate_live(path, nxt, candidate="V2")
+    >>> print(ev.report())
+    OLD: correctness 1.00 citation 1.00 refusal n/a violations 0
+    V2: correctness 1.00 citation 1.00 refusal n/a violations 0
+    RELEASE
+    >>> live.paired, live.not_compared["added"]
+    (2, ('q5',))
+    >>> tmp.cleanup()
     """
     from .._evaluation import evaluate
 
@@ -170,12 +247,56 @@ def _input_bytes(source) -> tuple[bytes, str]:
 def live_baseline(ledger, source, *, trials: bool = False) -> LiveBaseline:
     """The input at ``source`` with the live version's stored results added as the baseline.
 
+    Parameters
+    ----------
+    ledger : str or os.PathLike
+        The ledger; something must have been released.
+    source : str, os.PathLike or binary file
+        The input: a path, ``-`` for standard input, or an open binary file.
+    trials : bool
+        Repeated trials (see :func:`buddy_eval.load`).
+
+    Returns
+    -------
+    LiveBaseline
+        The live version, how its items pair with the input's, and the input
+        with its results added (``data``), ready for :func:`buddy_eval.evaluate`
+        with ``scope=live.scope()``.
+
     Raises
     ------
     InputError
         Nothing released yet, the live version recorded without answers,
         repeated trials without ``trials``, a line of the live version in the
         input that contradicts its stored result, or a damaged ledger.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval import ledger
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")          # OLD is live
+
+    The next input holds the candidate V2 alone, on a golden set that lost
+    q3 and q4 and gained q5:
+
+    >>> nxt = os.path.join(tmp.name, "next.txt")
+    >>> with open(nxt, "w") as f:
+    ...     _ = f.write("THRESHOLDS 0.6 0.6 1.0\\nq1 ANSWER L3 class,object\\n"
+    ...                 "q2 ANSWER L5 interface\\nq5 ANSWER L8 generic\\nRESULTS\\n"
+    ...                 "V2 q1 L3 N A class describes objects\\n"
+    ...                 "V2 q2 L5 N An interface is a contract\\n"
+    ...                 "V2 q5 L8 N Generics keep types\\n")
+    >>> live = ledger.live_baseline(path, nxt)
+    >>> print(live.message)  # doctest: +NORMALIZE_WHITESPACE
+    baseline 'OLD' is the live version (release 1 of 2026-03-01, on no gate); compared on 2
+    items; not compared: added q5, changed none, no result none; removed since: q3, q4
+    >>> ev = be.evaluate(live.data, live.label, "V2", scope=live.scope())
+    >>> ev.decision.verdict
+    'RELEASE'
+    >>> tmp.cleanup()
     """
     from .._loading import load
     from ._record import _golden_items

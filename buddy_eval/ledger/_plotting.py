@@ -53,6 +53,18 @@ def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None
         golden set run, y = the exact rates as floats, NaN when not measured),
         thresholds ``"threshold/<metric>"``, release marks ``"release/<version>"``,
         golden set changes ``"golden-change/<version>"``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
+    >>> ax = be.plot_history(path)
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'rates over versions (bands: released; dashed: golden set changed)')
+    >>> tmp.cleanup()
     """
     found = _history(found)
     versions = found.versions
@@ -125,6 +137,19 @@ def plot_history_grid(
     matplotlib.axes.Axes
         One image (``gid`` ``"history-grid"``) whose array holds 1 (passed),
         0 (failed) or NaN (not held) per (item, version).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> ax = be.plot_history_grid(be.history(path))
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', '2 items that changed (green: passed, red: failed)')
+    >>> [label.get_text() for label in ax.get_yticklabels()]
+    ['q3', 'q4']
+    >>> tmp.cleanup()
     """
     from matplotlib.colors import ListedColormap
 

@@ -108,6 +108,25 @@ class Provenance:
     ``GITHUB_REPOSITORY``, ``GITHUB_RUN_ID``, ``GITHUB_WORKFLOW``,
     ``GITHUB_RUN_NUMBER``) or GitLab CI variables (``CI_COMMIT_SHA``,
     ``CI_JOB_URL``, ``CI_PIPELINE_URL``), when present.
+
+    Attributes
+    ----------
+    by : str
+        Who recorded the row (``--by``, default the user name).
+    commit, run_url, pipeline : str or None
+        The CI run's commit, its URL and the pipeline (None outside CI).
+
+    Examples
+    --------
+    >>> from buddy_eval import ledger
+    >>> ledger.Provenance.here(by="ci", environ={})
+    Provenance(by='ci', commit=None, run_url=None, pipeline=None)
+    >>> github = {"GITHUB_ACTIONS": "true", "GITHUB_SHA": "4802f18",
+    ...           "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "course/buddy",
+    ...           "GITHUB_RUN_ID": "42", "GITHUB_WORKFLOW": "gate", "GITHUB_RUN_NUMBER": "7"}
+    >>> found = ledger.Provenance.here(by="ci", environ=github)
+    >>> found.commit, found.run_url, found.pipeline
+    ('4802f18', 'https://github.com/course/buddy/actions/runs/42', 'gate #7')
     """
 
     by: str
@@ -543,6 +562,15 @@ class Recorded:
     versions_extended : tuple of str
         Version labels already in the ledger that gained results for items
         they had none for (a golden set that grew, or changed items).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    Recorded(evaluation_id=1, new=True, versions_added=('OLD', 'NEW'), versions_extended=())
+    >>> tmp.cleanup()
     """
 
     evaluation_id: int
@@ -841,12 +869,16 @@ def record(
 
     Examples
     --------
-    >>> import buddy_eval as be, tempfile, os
-    >>> ev = be.evaluate("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
-    ...                  "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
-    >>> path = os.path.join(tempfile.mkdtemp(), "release.ledger")
-    >>> be.record(ev, path, date="2026-03-01", by="ci").message
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> ev = be.evaluate("data/example.txt")
+    >>> recorded = be.record(ev, path, date="2026-03-01", by="ci")
+    >>> recorded.message
     "recorded evaluation 1; new versions: 'OLD', 'NEW'"
+    >>> be.record(ev, path, date="2026-03-01", by="ci").message    # the same input again
+    'already recorded as evaluation 1 (same input, same settings); nothing changed'
+    >>> tmp.cleanup()
     """
     plan = prepare(
         evaluation, date=date, note=note, no_answers=no_answers, provenance=Provenance.here(by)

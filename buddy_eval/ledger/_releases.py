@@ -49,6 +49,19 @@ class Released:
     kind : str
         ``release`` or ``rollback``.
     rollback_reason : str or None
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> released = be.release(path, "OLD", date="2026-03-01", by="ci")
+    >>> released.release_id, released.version, released.kind, released.evaluation_id
+    (1, 'OLD', 'release', None)
+    >>> released.message
+    "released 'OLD' on 2026-03-01 never gated as a candidate (release 1)"
+    >>> tmp.cleanup()
     """
 
     release_id: int | None
@@ -146,13 +159,23 @@ def release(
 
     Examples
     --------
-    >>> import buddy_eval as be, tempfile, os
-    >>> ev = be.evaluate("THRESHOLDS 0.5 0.5 0.5\\nq1 ANSWER L1 class\\nRESULTS\\n"
-    ...                  "OLD q1 L1 N a class\\nNEW q1 L1 N a class\\n")
-    >>> path = os.path.join(tempfile.mkdtemp(), "release.ledger")
-    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
-    >>> be.release(path, "NEW", date="2026-03-02", by="ci").message
-    "released 'NEW' on 2026-03-02 on evaluation 1 (RELEASE) (release 1)"
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> be.release(path, "OLD", date="2026-03-01", by="ci").message
+    "released 'OLD' on 2026-03-01 never gated as a candidate (release 1)"
+
+    NEW was blocked by its gate: it goes live only with the reason why.
+
+    >>> be.release(path, "NEW", date="2026-03-02", by="ci")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    buddy_eval._errors.InputError: version 'NEW' was blocked by its latest gate (evaluation 1); ...
+    >>> released = be.release(path, "NEW", date="2026-03-02", by="ci", override="exam week fix")
+    >>> released.verdict, released.override_reason, released.release_id
+    ('BLOCK', 'exam week fix', 2)
+    >>> tmp.cleanup()
     """
     label = _label(version)
     note = _text(note, "--note")
@@ -248,6 +271,22 @@ def rollback(
     InputError
         The version was never released, or is live already; an empty
         reason; a date before the live release.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
+    >>> _ = be.release(path, "NEW", date="2026-03-02", by="ci", override="exam week fix")
+    >>> back = be.rollback(path, "OLD", reason="NEW answers graded homework",
+    ...                    date="2026-03-03", by="ci")
+    >>> back.message
+    "rolled back to 'OLD' on 2026-03-03: NEW answers graded homework (release 3)"
+    >>> be.history(path).live
+    'OLD'
+    >>> tmp.cleanup()
     """
     label = _label(version)
     note = _text(note, "--note")

@@ -47,11 +47,45 @@ __all__ = [
 #: ``PRAGMA application_id`` of a ledger: "BELG" (buddy_eval ledger) in ASCII.
 APPLICATION_ID = 0x42454C47
 #: ``PRAGMA user_version`` of the schema below.
+#:
+#: Examples
+#: --------
+#: >>> import os, sqlite3, tempfile
+#: >>> from buddy_eval.ledger import SCHEMA_VERSION
+#: >>> tmp = tempfile.TemporaryDirectory()
+#: >>> path = os.path.join(tmp.name, "release.ledger")
+#: >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+#: >>> connection = sqlite3.connect(path)
+#: >>> connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+#: True
+#: >>> connection.close()
+#: >>> tmp.cleanup()
 SCHEMA_VERSION = 2
 #: Seconds a reader or a writer waits for another writer's transaction to end.
 BUSY_TIMEOUT = 60.0
 
 #: The schema, documented table by table (docs/ledger.md shows it as is).
+#:
+#: Examples
+#: --------
+#: >>> import sqlite3
+#: >>> from buddy_eval.ledger import SCHEMA
+#: >>> connection = sqlite3.connect(":memory:")
+#: >>> _ = connection.executescript(SCHEMA)
+#: >>> query = "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY 2"
+#: >>> for kind, name in connection.execute(query):
+#: ...     print(kind, name)
+#: table checks
+#: table evaluation_metrics
+#: table evaluations
+#: table golden_items
+#: table golden_sets
+#: view outcomes
+#: table releases
+#: table result_sets
+#: view results
+#: view version_metrics
+#: table versions
 SCHEMA = """\
 -- A golden set, one per revision: the items, in order, scored by an evaluation.
 CREATE TABLE golden_sets (

@@ -92,20 +92,72 @@ __all__ = [
 #: rates (the effective size); below it they keep the variance bound
 #: ``p(1-p)/m``: with few items the spread is too uncertain (see
 #: ``benchmarks/trials_coverage.py`` for the simulation behind the figure).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import EFFECTIVE_MIN_ITEMS, trials_rate_interval
+#: >>> EFFECTIVE_MIN_ITEMS
+#: 50
+#: >>> trials_rate_interval([(5, 4)] * 20 + [(5, 1)] * 20).method         # 40 items
+#: 'Wilson score on the mean item rate, over the items (variance bound)'
+#: >>> trials_rate_interval([(5, 4)] * 30 + [(5, 1)] * 30).method         # 60 items
+#: 'Wilson score on the mean item rate, at the Korn-Graubard effective size'
 EFFECTIVE_MIN_ITEMS = 50
 
 #: Least ``m * min(p, 1 - p)`` (the items' worth of passes or of failures, whichever
 #: is fewer) for which a version's interval uses the effective size: with fewer the
 #: spread of the item rates rests on a handful of items and undercovers, as for
 #: Korn and Graubard's small expected counts.
+#:
+#: Examples
+#: --------
+#: Sixty items, two of them with failures: 60 x (4/300) = 0.8 items' worth of
+#: failures, too few for the spread of the item rates.
+#:
+#: >>> from buddy_eval.stats import EFFECTIVE_MIN_COUNT, trials_rate_interval
+#: >>> EFFECTIVE_MIN_COUNT
+#: 5
+#: >>> trials_rate_interval([(5, 5)] * 58 + [(5, 3)] * 2).method
+#: 'Wilson score on the mean item rate, over the items (variance bound)'
 EFFECTIVE_MIN_COUNT = 5
 
-#: The method names the intervals carry (:attr:`Interval.method`).
 _RATE = f"{WILSON} score on the mean item rate"
 _DIFF = f"{NEWCOMBE_HYBRID} on the item rates' fractional 2x2 table"
+
+#: The method names the intervals carry (:attr:`Interval.method`): a version's
+#: interval over the items, with the variance bound (few items, or no spread).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import BOUND_RATE_METHOD, trials_rate_interval
+#: >>> trials_rate_interval([(5, 4)] * 20 + [(5, 1)] * 20).method == BOUND_RATE_METHOD
+#: True
 BOUND_RATE_METHOD = f"{_RATE}, over the items (variance bound)"
+#: A version's interval at the Korn-Graubard effective size (:attr:`Interval.method`).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import EFFECTIVE_RATE_METHOD, trials_rate_interval
+#: >>> trials_rate_interval([(5, 4)] * 60 + [(5, 1)] * 60).method == EFFECTIVE_RATE_METHOD
+#: True
 EFFECTIVE_RATE_METHOD = f"{_RATE}, at the Korn-Graubard effective size"
+#: A difference interval over the items, with the variance bound (:attr:`Interval.method`).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import BOUND_DIFF_METHOD, paired_trials_interval
+#: >>> paired_trials_interval([(5, 4, 5, 4)] * 20).method == BOUND_DIFF_METHOD
+#: True
 BOUND_DIFF_METHOD = f"{_DIFF}, over the items (variance bound)"
+#: A difference interval at the Korn-Graubard effective size of the item differences
+#: (:attr:`Interval.method`).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import EFFECTIVE_DIFF_METHOD, paired_trials_interval
+#: >>> items = [(5, 4, 5, 5), (5, 1, 5, 2), (5, 3, 5, 2), (5, 2, 5, 4)] * 25
+#: >>> paired_trials_interval(items).method == EFFECTIVE_DIFF_METHOD
+#: True
 EFFECTIVE_DIFF_METHOD = f"{_DIFF}, at the Korn-Graubard effective size"
 
 
@@ -124,6 +176,21 @@ class Interval(tuple):
         The number of units the Wilson intervals were computed over (the
         number of items when the variance bound is used); None when there is
         no interval.
+    low, high : float
+        The ends (``interval[0]``, ``interval[1]``).
+    width : float
+        ``high - low``.
+
+    Examples
+    --------
+    >>> ci = trials_rate_interval([(5, 4)] * 60 + [(5, 1)] * 60)
+    >>> low, high = ci
+    >>> round(low, 3), round(high, 3), round(ci.width, 3)
+    (0.446, 0.554, 0.108)
+    >>> ci.method
+    'Wilson score on the mean item rate, at the Korn-Graubard effective size'
+    >>> round(ci.effective_n, 1)
+    323.9
     """
 
     method: str
@@ -142,10 +209,12 @@ class Interval(tuple):
 
     @property
     def low(self) -> float:
+        """The lower end, ``interval[0]``."""
         return self[0]
 
     @property
     def high(self) -> float:
+        """The upper end, ``interval[1]``."""
         return self[1]
 
     @property
@@ -471,6 +540,14 @@ class IntervalOutlook:
         rates loses half its within-item part (one-way ANOVA,
         ``between + within * mean(1/n) / 2``). None when no item has two
         trials (the within-item variance cannot be estimated).
+
+    Examples
+    --------
+    >>> plan = interval_outlook([(5, 4)] * 20 + [(5, 1)] * 20)
+    >>> round(plan.now.low, 3), round(plan.now.high, 3)
+    (0.352, 0.648)
+    >>> round(plan.more_items.width, 3), round(plan.more_trials.width, 3)
+    (0.134, 0.296)
     """
 
     now: Interval

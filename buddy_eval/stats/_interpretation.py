@@ -85,6 +85,14 @@ def noninferior(table: PairedTable, margin: float, confidence: float = 0.95) -> 
 
 
 #: The codes :func:`reading` returns.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import READING_CODES, reading
+#: >>> READING_CODES
+#: ('gain', 'drop', 'borderline', 'unclear')
+#: >>> reading((-0.1186, -0.0046), 0.0525)[0]
+#: 'borderline'
 READING_CODES = ("gain", "drop", "borderline", "unclear")
 
 

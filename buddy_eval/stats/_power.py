@@ -16,6 +16,15 @@ from ._proportions import required_paired_n
 #: assistant disagree on up to 30% of golden items, which errs toward asking
 #: for more items; replace it with the observed discordance once
 #: :data:`MIN_PAIRED` pairs exist.
+#:
+#: Examples
+#: --------
+#: Paired items to detect a 5-point drop with 80% power, at this planning
+#: discordance and at an observed one of 10%:
+#:
+#: >>> from buddy_eval.stats import DEFAULT_DISCORDANCE, required_paired_n_exact
+#: >>> required_paired_n_exact(DEFAULT_DISCORDANCE), required_paired_n_exact(0.1)
+#: (975, 337)
 DEFAULT_DISCORDANCE = 0.3
 
 

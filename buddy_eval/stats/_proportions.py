@@ -16,7 +16,24 @@ from ._checks import _check_count, _check_open_unit, _check_sample_size, _z
 
 
 def is_ready(n_paired: int, min_paired: int = MIN_PAIRED) -> bool:
-    """The readiness rule: enough pairs for a p-value and a difference interval."""
+    """The readiness rule: enough pairs for a p-value and a difference interval.
+
+    Parameters
+    ----------
+    n_paired : int
+        Items with a result in both versions.
+    min_paired : int
+        Pairs needed (default :data:`MIN_PAIRED`, 20; ``--min-paired``).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_ready(19), is_ready(20), is_ready(12, min_paired=10)
+    (False, True, True)
+    """
     return n_paired >= min_paired
 
 
@@ -30,6 +47,17 @@ class PairedTable:
         Items both versions pass; the baseline fails and the candidate
         passes (fixed); the baseline passes and the candidate fails
         (regressed); both fail.
+
+    Examples
+    --------
+    >>> table = PairedTable(both_pass=59, fixed=6, regressed=16, both_fail=80)
+    >>> table.n, table.discordant, table.diff
+    (161, 22, Fraction(-10, 161))
+    >>> round(table.mcnemar(), 4)
+    0.0525
+    >>> low, high = table.diff_interval()
+    >>> round(low, 4), round(high, 4)
+    (-0.1186, -0.0046)
     """
 
     both_pass: int
@@ -287,10 +315,27 @@ def exact_upper_bound(events: int, n: int, confidence: float = 0.95) -> float:
     ``events == 0`` this is :func:`zero_event_upper_bound`, computed in closed
     form; for ``events == n`` it is 1.
 
+    Parameters
+    ----------
+    events, n : int
+        Observed events and trials, ``0 <= events <= n``.
+    confidence : float
+        One-sided confidence level (default 0.95).
+
     Returns
     -------
     float
         The bound; NaN when ``n`` is 0.
+
+    Examples
+    --------
+    One violation in 200 REFUSE items: with 95% confidence, the violation rate
+    is at most about 2.4%:
+
+    >>> round(exact_upper_bound(1, 200), 4)
+    0.0235
+    >>> round(exact_upper_bound(0, 30), 4), exact_upper_bound(10, 10)
+    (0.095, 1.0)
     """
     n = _check_count("n", n)
     events = _check_count("events", events)

@@ -16,6 +16,14 @@ from ._checks import _check_count, _check_open_unit
 #: The exact distribution costs one pass over at most ``m * (m + 1)`` doubled
 #: rank sums per delta (about 130 000 integer additions at 50), so the limit
 #: is about the approximation being good, not about cost.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import SIGNED_RANK_EXACT_MAX, signed_rank_test
+#: >>> signed_rank_test([1] * SIGNED_RANK_EXACT_MAX).method
+#: 'exact (sign-flip enumeration)'
+#: >>> signed_rank_test([1] * (SIGNED_RANK_EXACT_MAX + 1)).method
+#: 'normal approximation with tie correction, no continuity correction'
 SIGNED_RANK_EXACT_MAX = 50
 
 _ZERO_METHODS = ("wilcox", "pratt")
@@ -41,6 +49,16 @@ class SignedRankResult:
         ``"wilcox"`` or ``"pratt"``.
     alpha : float
         The significance level :attr:`rejects` uses.
+
+    Examples
+    --------
+    Eight tasks, seven of them better in run B:
+
+    >>> result = signed_rank_test([3, 1, 2, -1, 4, 2, 5, 1])
+    >>> result.statistic, result.p_value, result.n_nonzero
+    (Fraction(34, 1), 0.03125, 8)
+    >>> result.method, result.rejects
+    ('exact (sign-flip enumeration)', True)
     """
 
     statistic: Fraction

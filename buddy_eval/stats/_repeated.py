@@ -231,12 +231,33 @@ def _check_item_diffs(diffs) -> list:
 #: with the square of the items: with rates spread evenly over five trials
 #: per item (differences in steps of 1/5) about 1700 items stay exact, over
 #: ten trials about 1200; versions that agree more go further.
+#:
+#: Examples
+#: --------
+#: Differences in steps of 1/5: 2000 items stay exact, 2300 do not.
+#:
+#: >>> from fractions import Fraction
+#: >>> from buddy_eval.stats import paired_item_differences_test
+#: >>> steps = [Fraction(1, 5), Fraction(-1, 5)]
+#: >>> paired_item_differences_test(steps * 1000).method
+#: 'exact (sign-flip enumeration)'
+#: >>> paired_item_differences_test(steps * 1150).method
+#: 'normal approximation, no continuity correction'
 ITEM_FLIP_EXACT_MAX_CELLS = 5_000_000
 
 #: Non-zero items up to which :func:`paired_item_differences_test` counts the
 #: ``2**m`` sign flips exactly by meeting in the middle when the DP table is
 #: too large (differences with large denominators, e.g. mixed trial counts
 #: or floats): two halves of at most ``2**15`` sums each.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import ITEM_FLIP_MEET_MAX, paired_item_differences_test
+#: >>> floats = [0.01 * k for k in range(1, 40)]
+#: >>> paired_item_differences_test(floats[:ITEM_FLIP_MEET_MAX]).method
+#: 'exact (sign-flip enumeration)'
+#: >>> paired_item_differences_test(floats[: ITEM_FLIP_MEET_MAX + 1]).method
+#: 'normal approximation, no continuity correction'
 ITEM_FLIP_MEET_MAX = 30
 
 _FLIP_EXACT = "exact (sign-flip enumeration)"
@@ -263,6 +284,16 @@ class ItemDifferencesResult:
         ``"normal approximation, no continuity correction"``.
     alpha : float
         The significance level :attr:`rejects` uses.
+
+    Examples
+    --------
+    Six items each a third better in the candidate, four unchanged:
+
+    >>> result = paired_item_differences_test([Fraction(1, 3)] * 6 + [0] * 4)
+    >>> result.statistic, result.p_value, result.n_nonzero, result.n_items
+    (Fraction(1, 5), 0.03125, 6, 10)
+    >>> result.method, result.rejects
+    ('exact (sign-flip enumeration)', True)
     """
 
     statistic: Fraction | None
@@ -430,8 +461,21 @@ def _check_rates(rates, name: str) -> list[Fraction]:
     return exact
 
 
-#: How :func:`rate_interval` and :func:`paired_rates_interval` compute, in words.
+#: How :func:`rate_interval` computes, in words.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import RATE_INTERVAL_METHOD
+#: >>> RATE_INTERVAL_METHOD
+#: 'Wilson score on the mean item rate, over the items (variance bound)'
 RATE_INTERVAL_METHOD = BOUND_RATE_METHOD
+#: How :func:`paired_rates_interval` computes, in words.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.stats import PAIRED_RATES_INTERVAL_METHOD
+#: >>> PAIRED_RATES_INTERVAL_METHOD
+#: "Newcombe hybrid score on the item rates' fractional 2x2 table, over the items (variance bound)"
 PAIRED_RATES_INTERVAL_METHOD = BOUND_DIFF_METHOD
 
 
@@ -564,6 +608,20 @@ class VarianceComponents:
     trials_per_item : float
         Harmonic mean of the items' trial counts (their common count in a
         balanced design): the ``n`` of ``within / (m * n)``.
+    exact_within, exact_between : Fraction or None
+        ``within`` and ``between`` exactly, when computed from whole trial
+        counts (what :attr:`exact_share` reads); None otherwise.
+
+    Examples
+    --------
+    Three items of four trials: one flaky (2 of 4), one always passing, one
+    always failing.
+
+    >>> parts = item_variance_components([[1, 1, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0]])
+    >>> parts.exact_within, parts.exact_between, parts.n_items, parts.trials_per_item
+    (Fraction(1, 9), Fraction(2, 9), 3, 4.0)
+    >>> parts.exact_share
+    Fraction(1, 3)
     """
 
     within: float
@@ -696,6 +754,15 @@ def within_item_variance_share(trials) -> float | None:
 
 #: Relative gap under which :func:`more_trials_or_items` calls doubling the
 #: items and doubling the trials equally good: 1% of the standard error.
+#:
+#: Examples
+#: --------
+#: All the variance within items: twice the trials do what twice the items do.
+#:
+#: >>> from buddy_eval.stats import SE_TIE_TOLERANCE, more_trials_or_items
+#: >>> plan = more_trials_or_items(0.25, 0.0, 50, 4)
+#: >>> plan.se_more_items, plan.se_more_trials, plan.recommendation
+#: (0.025, 0.025, 'either')
 SE_TIE_TOLERANCE = 0.01
 
 
@@ -716,6 +783,14 @@ class TrialPlan:
 
     The views word it (:func:`buddy_eval.formatting.format_trial_plan`),
     rounding the standard errors by the one rounding policy.
+
+    Examples
+    --------
+    >>> plan = more_trials_or_items(0.1, 0.05, 50, 4)
+    >>> plan.recommendation
+    'more items'
+    >>> round(plan.se_current, 4), round(plan.se_more_items, 4), round(plan.se_more_trials, 4)
+    (0.0387, 0.0274, 0.0354)
     """
 
     se_current: float

@@ -8,8 +8,15 @@ task by task; nothing here runs a task, calls a model or judges quality::
     >>> from buddy_eval import tasks
     >>> cmp = tasks.compare_runs("data/golden-tasks.example.json",
     ...                          "data/run-a.example.json", "data/run-b.example.json",
-    ...                          "tutor-v1", "tutor-v2")           # doctest: +SKIP
-    >>> print(cmp.report())                                       # doctest: +SKIP
+    ...                          "tutor-v1", "tutor-v2")
+    >>> cmp.summary[["run", "n", "mean_score", "all_pass_n", "fully_measured_n"]]
+            run   n  mean_score  all_pass_n  fully_measured_n
+    0  tutor-v1  28    0.929012          23                23
+    1  tutor-v2  27     0.95679          24                26
+    >>> cmp.paired.mean_delta, cmp.paired.ready_for_decision
+    (Fraction(-1, 100), True)
+
+``print(cmp.report())`` prints what ``buddy-eval tasks`` prints.
 
 The layers: :mod:`._loading` (JSON to validated DataFrames), :mod:`._checks`
 (one long table of check outcomes), :mod:`._scoring` (per task, per run),

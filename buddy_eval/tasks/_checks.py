@@ -23,6 +23,18 @@ from ._record_rules import RECORD_FIELDS, STRING_CHECKS
 
 __all__ = ["OUTCOMES", "OUTCOME_DTYPE", "UNKNOWN_REASONS", "evaluate_checks"]
 
+#: The outcomes of a check: an unknown check (a missing token count or cost)
+#: is left out of every denominator and counted apart.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval import tasks
+#: >>> tasks.OUTCOMES
+#: ('pass', 'fail', 'unknown')
+#: >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+#: ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+#: >>> cmp.outcomes["outcome"].value_counts().to_dict()
+#: {'pass': 160, 'fail': 9, 'unknown': 7}
 OUTCOMES = ("pass", "fail", "unknown")
 OUTCOME_DTYPE = pd.CategoricalDtype(list(OUTCOMES))
 UNKNOWN_REASONS = ("total_tokens missing", "usd_micros missing", "unpriced_tokens > 0")
@@ -57,6 +69,27 @@ def evaluate_checks(checks: pd.DataFrame, records: pd.DataFrame) -> pd.DataFrame
         - ``outcome`` (category ``pass``/``fail``/``unknown``).
         - ``unknown_reason`` (str): ``total_tokens missing``,
           ``usd_micros missing`` or ``unpriced_tokens > 0``; NA unless unknown.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> golden = tasks.build_golden([
+    ...     {"id": "g1", "prompt": "Print 42", "tier": "basic",
+    ...      "checks": [{"type": "contains", "value": "42"},
+    ...                 {"type": "max_tokens", "value": 100}]},
+    ...     {"id": "g2", "prompt": "Explain a loop", "tier": "basic",
+    ...      "checks": [{"type": "status_completed"}, {"type": "not_contains", "value": "TODO"}]}])
+    >>> run = tasks.build_run([
+    ...     {"task_id": "a1", "golden_id": "g1", "status": "completed", "result_text": "print(42)"},
+    ...     {"task_id": "a2", "golden_id": "g2", "status": "completed",
+    ...      "result_text": "It repeats. TODO"}], label="A")
+    >>> outcomes = tasks.evaluate_checks(golden.checks, run.records)
+    >>> outcomes[["golden_id", "check_type", "outcome", "unknown_reason"]]
+      golden_id        check_type  outcome        unknown_reason
+    0        g1          contains     pass                   NaN
+    1        g1        max_tokens  unknown  total_tokens missing
+    2        g2  status_completed     pass                   NaN
+    3        g2      not_contains     fail                   NaN
     """
     long = records[["run", "position", *RECORD_FIELDS]].merge(
         checks[_CHECK_COLUMNS], on="golden_id", how="inner", sort=False, validate="many_to_many"

@@ -97,6 +97,21 @@ class PairedSummary:
         Exact two-sided sign test on wins against losses; None when not ready.
     p_value_holm, mcnemar_p_value_holm : float or None
         The two tests' p-values Holm-adjusted for being read together.
+    min_n : int
+        Scored pairs needed before the tests are computed (``min_paired``).
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> paired = cmp.paired
+    >>> paired.n, paired.mean_delta, (paired.wins, paired.ties, paired.losses)
+    (25, Fraction(-1, 100), (3, 19, 3))
+    >>> paired.ready_for_decision, paired.p_value, paired.p_value_method
+    (True, 0.75, 'exact (sign-flip enumeration)')
+    >>> paired.all_pass
+    PairedTable(both_pass=19, fixed=3, regressed=3, both_fail=0)
     """
 
     n: int
@@ -167,6 +182,22 @@ def pair_tasks(
           lower; NA unless both_scored.
         - ``all_pass_a``, ``all_pass_b`` (boolean): NA when unscored.
         - ``fully_measured_a``, ``fully_measured_b`` (bool).
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> pairs = tasks.pair_tasks(cmp.scores, "tutor-v1", "tutor-v2")
+    >>> pairs.loc[pairs["change"] != "tie", ["golden_id", "score_a", "score_b", "change"]]
+       golden_id   score_a   score_b change
+    0      jv-01      0.75       1.0    win
+    7      jv-08  0.666667       1.0    win
+    11     jv-12       1.0  0.666667   loss
+    17     jv-18       1.0  0.666667   loss
+    21     jv-22  0.666667       1.0    win
+    22     jv-23       1.0       0.5   loss
+    25     jv-31      <NA>       1.0    NaN
     """
     cols = ["golden_id", "task_id", "passed", "measured", "score", "all_pass", "fully_measured"]
     a, b = (scores.loc[scores["run"] == label, cols] for label in (label_a, label_b))
@@ -192,12 +223,43 @@ def wilcoxon_p_value(deltas) -> float:
     distribution up to :data:`~buddy_eval.stats.SIGNED_RANK_EXACT_MAX`
     non-zero deltas, a tie-corrected normal approximation above; 1.0 when
     every delta is zero.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> tasks.wilcoxon_p_value([0.5, 0.25, 1, -0.5, 0, 0.25])
+    0.375
+    >>> tasks.wilcoxon_p_value([0, 0, 0])
+    1.0
     """
     return signed_rank_test(list(deltas)).p_value
 
 
 def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
-    """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``."""
+    """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Output of :func:`pair_tasks`.
+    min_n : int
+        Scored pairs needed before the tests are computed (default 20).
+
+    Returns
+    -------
+    PairedSummary
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> tasks.summarize_pairs(cmp.pairs) == cmp.paired
+    True
+    >>> stricter = tasks.summarize_pairs(cmp.pairs, min_n=30)
+    >>> stricter.n, stricter.ready_for_decision, stricter.p_value
+    (25, False, None)
+    """
     scored = pairs[pairs["both_scored"]]
     dens = scored["measured_a"] * scored["measured_b"]
     num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
@@ -270,6 +332,22 @@ class TaskComparison:
         Records excluded because their golden_id is not a golden task: ``run``
         (category), ``task_id``, ``golden_id`` (str), ``position`` (int64).
     warnings : tuple of str
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> cmp.labels, cmp.paired.n, cmp.paired.ready
+    (('tutor-v1', 'tutor-v2'), 25, True)
+    >>> cmp.missing
+      golden_id      tier
+    0     jv-29  advanced
+    1     jv-30  standard
+    >>> print(cmp.report().splitlines()[0])
+    golden tasks: 31 with 99 checks (data/golden-tasks.example.json)
+    >>> sorted(cmp.to_dict())
+    ['golden', 'missing', 'paired', 'runs', 'unpaired', 'warnings']
     """
 
     golden: GoldenSet
@@ -398,6 +476,39 @@ def compare_runs(
     InputError
         Any input error of the loaders, equal or empty labels, or a task_id
         present in both runs.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> golden = [{"id": "g1", "prompt": "Print 42", "tier": "basic",
+    ...            "checks": [{"type": "contains", "value": "42"},
+    ...                       {"type": "max_tokens", "value": 100}]},
+    ...           {"id": "g2", "prompt": "Explain a loop", "tier": "basic",
+    ...            "checks": [{"type": "not_contains", "value": "TODO"}]}]
+    >>> run_a = [{"task_id": "a1", "golden_id": "g1", "status": "completed",
+    ...           "result_text": "print(42)"},
+    ...          {"task_id": "a2", "golden_id": "g2", "status": "completed",
+    ...           "result_text": "It repeats. TODO"}]
+    >>> run_b = [{"task_id": "b1", "golden_id": "g1", "status": "completed",
+    ...           "result_text": "print(42)", "total_tokens": 60},
+    ...          {"task_id": "b2", "golden_id": "g2", "status": "completed",
+    ...           "result_text": "It repeats."}]
+    >>> print(tasks.compare_runs(golden, run_a, run_b, "A", "B").report())
+    golden tasks: 2 with 3 checks (<golden tasks>)
+    run A (A, <run records>): 2 golden tasks with a record
+      mean score 0.500 over 2 scored tasks
+      all measured checks pass: 1 of 2 scored (0.50); fully measured: 1 of 2
+      unknown checks (in no denominator): 1 of 3 (max_tokens 1)
+    run B (B, <run records>): 2 golden tasks with a record
+      mean score 1.000 over 2 scored tasks
+      all measured checks pass: 2 of 2 scored (1.00); fully measured: 2 of 2
+      unknown checks (in no denominator): 0 of 3
+    paired, B minus A: 2 golden tasks scored in both runs
+      mean delta +0.500; B higher 1, equal 1, lower 0; fully measured in both: 1 of 2
+      all measured checks pass: A only 0, B only 1, both 1, neither 0
+      ready for decision: no (2 scored pairs, at least 20 needed); no significance computed
+    unpaired: A only: none; B only: none
+    missing from both runs: none
     """
     check_labels([label_a, label_b])
     min_n = _minimum_pairs(min_n, settings)

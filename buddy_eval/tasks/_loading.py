@@ -37,9 +37,12 @@ def load_golden(source) -> GoldenSet:
 
     Examples
     --------
-    >>> golden = load_golden([{"id": "g1", "prompt": "Print 42", "tier": "basic",
-    ...                        "checks": [{"type": "contains", "value": "42"},
-    ...                                   {"type": "max_cost_usd", "value": 0.02}]}])
+    >>> from buddy_eval import tasks
+    >>> tasks.load_golden("data/golden-tasks.example.json")
+    GoldenSet(source='data/golden-tasks.example.json', tasks=31, checks=99)
+    >>> golden = tasks.load_golden([{"id": "g1", "prompt": "Print 42", "tier": "basic",
+    ...                              "checks": [{"type": "contains", "value": "42"},
+    ...                                         {"type": "max_cost_usd", "value": 0.02}]}])
     >>> golden.checks[["golden_id", "check_type", "value", "limit"]]
       golden_id    check_type value  limit
     0        g1      contains    42   <NA>
@@ -73,6 +76,18 @@ def load_run(source, label: str = "run") -> RunRecords:
         :func:`~buddy_eval.tasks._record_rules.build_run`); also an invalid
         label, a duplicate ``task_id`` or two records for the same golden
         task.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> run = tasks.load_run("data/run-b.example.json", label="tutor-v2")
+    >>> run
+    RunRecords(label='tutor-v2', source='data/run-b.example.json', records=28)
+    >>> run.records[["task_id", "golden_id", "usd_micros"]].head(3)
+      task_id golden_id  usd_micros
+    0  b-0001     jv-01        1800
+    1  b-0002     jv-02        2500
+    2  b-0003     jv-03        2200
     """
     run = _load(source, RunRecords, build_run, label=label)
     return run if run.label == label else run.relabel(label)

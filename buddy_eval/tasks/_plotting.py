@@ -43,6 +43,27 @@ def plot_deltas(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     One horizontal bar per pair in golden order: green when B scored higher,
     orange when lower, none for a tie (the task is still labelled). Pairs without a score on
     one side are not drawn (they are listed in the report).
+
+    Parameters
+    ----------
+    comparison : TaskComparison
+        What :func:`compare_runs` returned.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars have ``gid`` ``"delta/<golden_id>"`` (width = the delta).
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> ax = tasks.plot_deltas(cmp)
+    >>> type(ax).__name__, ax.get_xlabel()
+    ('Axes', 'score tutor-v2 minus score tutor-v1')
     """
     pairs = comparison.pairs[comparison.pairs["both_scored"]]
     ax = new_axes(ax, (7, max(2.5, 0.24 * len(pairs) + 1.2)))
@@ -71,6 +92,27 @@ def plot_unknowns(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     """Unknown checks per check type and run (left out of every denominator).
 
     Grouped bars, one group per check type, labelled ``unknown / checks``.
+
+    Parameters
+    ----------
+    comparison : TaskComparison
+        What :func:`compare_runs` returned.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Bars have ``gid`` ``"unknown/<label>/<check type>"`` (height = the count).
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> ax = tasks.plot_unknowns(cmp)
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'Unknown checks per type (unknown / checks of that type)')
     """
     ax = new_axes(ax, (7, 3.2))
     table = comparison.unknowns
@@ -105,6 +147,27 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     A bar of the paired n, a dashed line at the minimum, and the verdict as
     the title: not ready (no significance computed), or ready with the
     Wilcoxon and McNemar p-values. It gives no advice on which run to use.
+
+    Parameters
+    ----------
+    comparison : TaskComparison
+        What :func:`compare_runs` returned.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The bar has ``gid`` ``"paired_n"``, the minimum's line ``"min_n"``.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> ax = tasks.plot_readiness(cmp)
+    >>> type(ax).__name__, ax.get_title()
+    ('Axes', 'ready for decision: mean delta -0.010, Wilcoxon p = 0.750, McNemar p = 1.000')
     """
     ax = new_axes(ax, (7, 1.9))
     p = comparison.paired

@@ -47,6 +47,16 @@ __all__ = [
     "micros_limit",
 ]
 
+#: The check types a golden task may hold, in the order every table lists them.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval import tasks
+#: >>> tasks.CHECK_TYPES
+#: ('contains', 'not_contains', 'status_completed', 'max_tokens', 'max_cost_usd')
+#: >>> golden = tasks.load_golden("data/golden-tasks.example.json")
+#: >>> golden.checks["check_type"].value_counts(sort=False).tolist()  # in that order
+#: [32, 6, 30, 21, 10]
 CHECK_TYPES = ("contains", "not_contains", "status_completed", "max_tokens", "max_cost_usd")
 STRING_CHECKS = ("contains", "not_contains")
 CHECK_TYPE_DTYPE = pd.CategoricalDtype(list(CHECK_TYPES))
@@ -103,6 +113,21 @@ class GoldenSet:
         passing ``usd_micros``, floor(value x 1,000,000), exact; NA otherwise).
     source : str
         Where the tasks came from, for messages.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> golden = tasks.load_golden("data/golden-tasks.example.json")
+    >>> golden
+    GoldenSet(source='data/golden-tasks.example.json', tasks=31, checks=99)
+    >>> golden.ids[:3]
+    ['jv-01', 'jv-02', 'jv-03']
+    >>> golden.checks[["golden_id", "check_type", "value", "limit"]].head(4)
+      golden_id        check_type value  limit
+    0     jv-01          contains     3   <NA>
+    1     jv-01      not_contains   3.5   <NA>
+    2     jv-01  status_completed   NaN   <NA>
+    3     jv-01        max_tokens   400    400
     """
 
     tasks: pd.DataFrame
@@ -137,6 +162,20 @@ class RunRecords:
         file's list).
     source : str
         Where the records came from, for messages.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> run = tasks.load_run("data/run-a.example.json", label="tutor-v1")
+    >>> run
+    RunRecords(label='tutor-v1', source='data/run-a.example.json', records=29)
+    >>> run.records[["task_id", "golden_id", "status", "total_tokens"]].head(3)
+      task_id golden_id     status  total_tokens
+    0  a-0001     jv-01  completed           180
+    1  a-0002     jv-02  completed           240
+    2  a-0003     jv-03  completed           260
+    >>> run.relabel("A").label
+    'A'
     """
 
     label: str
@@ -470,6 +509,30 @@ def build_golden(items, *, source: str = "<golden tasks>") -> GoldenSet:
         control character in an id, a field given twice, or a duplicate id;
         the message names the task and the field and quotes the value
         boundedly.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> golden = tasks.build_golden([
+    ...     {"id": "g1", "prompt": "Print 42", "tier": "basic",
+    ...      "checks": [{"type": "contains", "value": "42"},
+    ...                 {"type": "max_tokens", "value": 100}]},
+    ...     {"id": "g2", "prompt": "Explain a loop", "tier": 2,
+    ...      "checks": [{"type": "status_completed"}]}])
+    >>> golden.tasks
+      golden_id          prompt   tier  n_checks  position
+    0        g1        Print 42  basic         2         1
+    1        g2  Explain a loop      2         1         2
+    >>> golden.checks[["golden_id", "check_index", "check_type", "limit"]]
+      golden_id  check_index        check_type  limit
+    0        g1            1          contains   <NA>
+    1        g1            2        max_tokens    100
+    2        g2            1  status_completed   <NA>
+    >>> try:
+    ...     tasks.build_golden([{"id": "g1", "prompt": "Print 42", "tier": "basic"}])
+    ... except be.InputError as error:
+    ...     print(error)
+    <golden tasks>: task 'g1': missing field 'checks' (a non-empty list of checks)
     """
     what = "golden tasks {id, prompt, tier, checks}"
     _check_list(items, what, "the list of golden tasks is empty", source)
@@ -530,6 +593,18 @@ def build_run(records, *, label: str = "run", source: str = "<run records>") -> 
         lone surrogate, a control character in an identifier, a field given
         twice, a duplicate ``task_id``, or two records for the same
         ``golden_id``.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> run = tasks.build_run([
+    ...     {"task_id": "a1", "golden_id": "g1", "status": "completed",
+    ...      "result_text": "print(42)", "total_tokens": 60},
+    ...     {"task_id": 2, "golden_id": "g2", "status": "failed"}], label="A")
+    >>> run.records[["run", "task_id", "golden_id", "status", "result_text", "total_tokens"]]
+      run task_id golden_id     status result_text  total_tokens
+    0   A      a1        g1  completed   print(42)            60
+    1   A       2        g2     failed         NaN          <NA>
     """
     _check_label(label)
     what = "run records {task_id, golden_id, status, ...}"

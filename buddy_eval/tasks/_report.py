@@ -75,6 +75,21 @@ def format_comparison(comparison) -> str:
     fully measured count, unknown checks per type), the paired block (n,
     mean delta B minus A, wins/ties/losses, readiness and, when ready, the
     p-values), then unpaired and missing golden tasks.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> text = tasks.format_comparison(cmp)
+    >>> text == cmp.report()
+    True
+    >>> print("\\n".join(text.splitlines()[:5]))
+    golden tasks: 31 with 99 checks (data/golden-tasks.example.json)
+    run A (tutor-v1, data/run-a.example.json): 28 golden tasks with a record
+      mean score 0.929 over 27 scored tasks; 1 with no measured check left out
+      all measured checks pass: 23 of 27 scored (0.85); fully measured: 23 of 28
+      unknown checks (in no denominator): 6 of 90 (max_tokens 3, max_cost_usd 3)
     """
     golden = comparison.golden
     label_a, label_b = comparison.labels
@@ -159,6 +174,17 @@ def comparison_to_dict(comparison) -> dict:
         ready), ``test``, ``mcnemar_test``; ``unpaired`` (per label, the
         golden ids in that run only); ``missing`` (golden ids in neither);
         ``warnings``.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> found = tasks.comparison_to_dict(cmp)
+    >>> found["paired"]["n"], found["paired"]["mean_delta"], found["paired"]["ready_for_decision"]
+    (25, -0.01, True)
+    >>> found["runs"]["tutor-v1"]["unknown_checks_by_type"]["max_tokens"], found["missing"]
+    (3, ['jv-29', 'jv-30'])
     """
     label_a, label_b = comparison.labels
     golden, p = comparison.golden, comparison.paired

@@ -25,8 +25,15 @@ _OUTCOME_COUNTS = {"passed": "pass", "failed": "fail", "unknown": "unknown"}
 def exact_mean(numerators, denominators) -> Fraction | None:
     """Mean of ``numerators[i] / denominators[i]`` as an exact fraction; None when empty.
 
-    >>> exact_mean([1, 2], [2, 3])
+    Examples
+    --------
+    The mean of 1/2 and 2/3:
+
+    >>> from buddy_eval import tasks
+    >>> tasks.exact_mean([1, 2], [2, 3])
     Fraction(7, 12)
+    >>> tasks.exact_mean([], []) is None
+    True
     """
     nums = np.asarray(numerators, dtype=np.int64).tolist()
     dens = np.asarray(denominators, dtype=np.int64).tolist()
@@ -61,6 +68,24 @@ def score_tasks(outcomes: pd.DataFrame) -> pd.DataFrame:
         - ``all_pass`` (boolean): every measured check passed; NA when no
           check was measured (not vacuously true).
         - ``fully_measured`` (bool): no unknown check.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> scores = tasks.score_tasks(cmp.outcomes)
+    >>> scores[["run", "golden_id", "passed", "failed", "unknown", "score", "all_pass"]].head(3)
+            run golden_id  passed  failed  unknown  score  all_pass
+    0  tutor-v1     jv-01       3       1        0   0.75     False
+    1  tutor-v1     jv-02       3       0        0    1.0      True
+    2  tutor-v1     jv-03       3       0        0    1.0      True
+
+    A task whose every check is unknown has no score (not a score of 0):
+
+    >>> scores.loc[~scores["scored"], ["run", "golden_id", "unknown", "score", "all_pass"]]
+             run golden_id  unknown  score  all_pass
+    27  tutor-v1     jv-31        2   <NA>      <NA>
     """
     outcome = outcomes["outcome"]
     flags = pd.DataFrame({k: (outcome == o).to_numpy(np.int64) for k, o in _OUTCOME_COUNTS.items()})
@@ -134,6 +159,17 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
           beside every rate: all_pass is "all measured checks passed").
         - ``checks_n``, ``passed_checks``, ``failed_checks``,
           ``unknown_checks`` (int64): checks by outcome over all the run's tasks.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> summary = tasks.summarize_runs(cmp.scores)
+    >>> summary[["run", "n", "scored_n", "mean_score", "all_pass_n", "fully_measured_n"]]
+            run   n  scored_n  mean_score  all_pass_n  fully_measured_n
+    0  tutor-v1  28        27    0.929012          23                23
+    1  tutor-v2  27        27     0.95679          24                26
     """
     labels = list(scores["run"].cat.categories if labels is None else labels)
     summary = pd.DataFrame([{"run": run, **_exact_run_summary(scores, run)} for run in labels])
@@ -155,6 +191,18 @@ def count_unknowns(outcomes: pd.DataFrame, labels: Sequence[str] | None = None) 
         - ``checks`` (int64): checks of that type evaluated for the run.
         - ``unknown`` (int64): of those, unknown (out of every denominator).
         - ``measured`` (int64): checks - unknown.
+
+    Examples
+    --------
+    >>> from buddy_eval import tasks
+    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
+    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
+    >>> table = tasks.count_unknowns(cmp.outcomes)
+    >>> table[table["unknown"] > 0]
+            run    check_type  checks  unknown  measured
+    3  tutor-v1    max_tokens      19        3        16
+    4  tutor-v1  max_cost_usd       9        3         6
+    9  tutor-v2  max_cost_usd       9        1         8
     """
     labels = list(outcomes["run"].cat.categories if labels is None else labels)
     keys = {"run": pd.CategoricalDtype(labels), "check_type": CHECK_TYPE_DTYPE}
