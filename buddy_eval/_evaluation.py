@@ -107,6 +107,7 @@ def evaluate(
     ------
     InputError
         For an invalid input, or when either label has no result line.
+
     Examples
     --------
     >>> ev = be.evaluate("data/example.txt")

@@ -329,6 +329,14 @@ def format_outlook(outlook, version: str) -> str:
     line) and of the same interval computed for the projected design
     (:func:`buddy_eval.stats.interval_outlook`), three decimals half up (more,
     up to six, when three would print two different widths alike).
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> ev = be.evaluate("data/sample_trials.txt", trials=True)
+    >>> text = format_outlook(ev.paired["correctness"].trials.outlook, "NEW")
+    >>> print(text.split("; ")[0])
+    NEW's interval, 0.220 wide, would be about 0.130 with twice the items
     """
     now, items, trials = outlook.now, outlook.more_items, outlook.more_trials
     # Three decimals, more (up to six) when they would print two different widths alike.

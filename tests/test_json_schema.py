@@ -384,8 +384,8 @@ def test_the_key_paths_are_pinned_per_format_version(outputs, fmt):
             )
     pinned = set(path.read_text(encoding="utf-8").splitlines())
     how = (
-        "bump FORMAT_VERSION in buddy_eval/reporting/_gate_record.py, update the schema's const and "
-        "docs/json-schema.md, and pin the new key set in its own file (UPDATE_SNAPSHOTS=1 "
+        "bump FORMAT_VERSION in buddy_eval/reporting/_gate_record.py, update the schema's const "
+        "and docs/json-schema.md, and pin the new key set in its own file (UPDATE_SNAPSHOTS=1 "
         "writes a missing file; a pinned file is never rewritten)"
         if version is not None
         else f"the {fmt} JSON carries no format_version yet: give it one (and a const in "

@@ -14,7 +14,24 @@ from ._gate import GATE_TITLE, gate_document
 from ._json import dumps, render_json
 from ._junit import render_junit
 from ._markdown import render_markdown
-from ._model import Document
+from ._model import (
+    Bullet,
+    Bullets,
+    Cell,
+    Column,
+    Document,
+    Figure,
+    IdList,
+    Lines,
+    Paragraph,
+    Rows,
+    Section,
+    Suite,
+    Table,
+    TestCase,
+    User,
+    Verdict,
+)
 from ._text import render_text
 from ._views import (
     coverage_text,
@@ -27,7 +44,22 @@ from ._views import (
 
 __all__ = [
     "GATE_TITLE",
+    "Bullet",
+    "Bullets",
+    "Cell",
+    "Column",
     "Document",
+    "Figure",
+    "IdList",
+    "Lines",
+    "Paragraph",
+    "Rows",
+    "Section",
+    "Suite",
+    "Table",
+    "TestCase",
+    "User",
+    "Verdict",
     "coverage_text",
     "details",
     "dumps",

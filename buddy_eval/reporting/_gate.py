@@ -25,6 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["GATE_TITLE", "gate_document"]
 
 #: The heading of the gate's summaries.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.reporting import GATE_TITLE
+#: >>> GATE_TITLE
+#: 'Buddy release gate'
 GATE_TITLE = "Buddy release gate"
 
 
@@ -45,6 +51,15 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     Document
         ``kind`` ``"gate"``; the summary and ``--details`` sections, the
         ``gate`` and ``golden items`` JUnit suites, and the JSON record.
+
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document, render_text
+    >>> document = gate_document(be.evaluate("data/example.txt"), {"details"})
+    >>> print(render_text(document).splitlines()[0])
+    Paired comparison of NEW against OLD
     """
     views = frozenset(views)
     if unknown := views - ALL_VIEWS:

@@ -43,7 +43,24 @@ def _suite(parent: ElementTree.Element, suite: Suite) -> None:
 
 
 def render_junit(document: Document) -> str:
-    """The document's suites under one ``testsuites`` root, with its totals, as XML text."""
+    """The document's suites under one ``testsuites`` root, with its totals, as XML text.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Suite, TestCase, render_junit
+    >>> suite = Suite("checks", (TestCase("mine", "passes"), TestCase("mine", "fails", "why")))
+    >>> print(render_junit(Document("example", "T", (), suites=(suite,), suites_name="mine")))
+    <?xml version="1.0" encoding="UTF-8"?>
+    <testsuites name="mine" tests="2" failures="1" errors="0" skipped="0">
+      <testsuite name="checks" tests="2" failures="1" errors="0" skipped="0">
+        <testcase classname="mine" name="passes" time="0" />
+        <testcase classname="mine" name="fails" time="0">
+          <failure message="why" />
+        </testcase>
+      </testsuite>
+    </testsuites>
+    <BLANKLINE>
+    """
     root = ElementTree.Element("testsuites", name=document.suites_name)
     for suite in document.suites:
         _suite(root, suite)

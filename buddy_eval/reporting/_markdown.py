@@ -100,7 +100,20 @@ def _block(block) -> list[str]:
 
 
 def render_markdown(document: Document) -> str:
-    """The document's summary sections as Markdown, ending in a newline."""
+    """The document's summary sections as Markdown, ending in a newline.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Paragraph, Section, render_markdown
+    >>> part = Section("s", "Part", (Paragraph(("Text.",)),))
+    >>> print(render_markdown(Document("example", "Title", (part,))))
+    ## Title
+    <BLANKLINE>
+    ### Part
+    <BLANKLINE>
+    Text.
+    <BLANKLINE>
+    """
     lines = [f"## {_text(document.title)}"]
     for section in document.for_view(MARKDOWN):
         if section.title is not None:

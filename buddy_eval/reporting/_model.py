@@ -68,7 +68,17 @@ ALL_VIEWS = frozenset({DETAILS, MARKDOWN, HTML, JUNIT, JSON})
 @dataclass(frozen=True)
 class User:
     """Text from the input (an id, a label, a path, a warning): every renderer escapes it,
-    and the summaries cut it after ``limit`` characters."""
+    and the summaries cut it after ``limit`` characters.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Paragraph, User, render_markdown, Document, Section
+    >>> section = Section("s", None, (Paragraph(("Input ", User("a|b"), ".")),))
+    >>> print(render_markdown(Document("example", "Title", (section,))), end="")
+    ## Title
+    <BLANKLINE>
+    Input a\\|b.
+    """
 
     text: str
     limit: int = QUOTE_LIMIT
@@ -80,7 +90,15 @@ Text = tuple["str | User", ...]
 
 @dataclass(frozen=True)
 class Paragraph:
-    """One line of prose."""
+    """One line of prose.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Paragraph, Section, render_text
+    >>> section = Section("s", None, (Paragraph(("One line.",)),))
+    >>> print(render_text(Document("example", "Title", (section,))))
+    One line.
+    """
 
     text: Text
 
@@ -88,7 +106,19 @@ class Paragraph:
 @dataclass(frozen=True)
 class Lines:
     """Lines at an indent depth: ``(depth, text)``; the text view indents them, the summaries
-    list them."""
+    list them.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Lines, Section, render_markdown, render_text
+    >>> lines = Lines(((0, ("top",)), (1, ("under",))))
+    >>> doc = Document("example", "Title", (Section("s", None, (lines,)),))
+    >>> print(render_text(doc))
+    top
+      under
+    >>> print(render_markdown(doc).splitlines()[2:])
+    ['- top', '  - under']
+    """
 
     lines: tuple[tuple[int, Text], ...]
 
@@ -96,7 +126,16 @@ class Lines:
 @dataclass(frozen=True)
 class IdList:
     """Item ids, shown up to ``cap``; the renderer says how many more there are. With a
-    ``label`` the list reads ``label N: ids``, without one just the ids."""
+    ``label`` the list reads ``label N: ids``, without one just the ids.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, IdList, Section, render_text
+    >>> ids = IdList(("q1", "q2", "q3"), "fixed", cap=2)
+    >>> doc = Document("example", "Title", (Section("s", None, (ids,)),))
+    >>> print(render_text(doc))
+    fixed 3: q1, q2 and 1 more
+    """
 
     ids: tuple[str, ...]
     label: str | None = None
@@ -110,7 +149,16 @@ class IdList:
 @dataclass(frozen=True)
 class Bullet:
     """One entry of a list: an optional lead word (bold where the format has bold), then parts
-    (prose or capped id lists) joined by ``sep``; ``empty`` when there is no part."""
+    (prose or capped id lists) joined by ``sep``; ``empty`` when there is no part.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Bullet, Bullets, Document, IdList, Section, render_markdown
+    >>> entry = Bullet((IdList(("q1",), "fixed"), IdList(("q2",), "regressed")), lead="citation")
+    >>> doc = Document("example", "Title", (Section("s", None, (Bullets((entry,)),)),))
+    >>> print(render_markdown(doc).splitlines()[-1])
+    - **citation**: fixed 1: q1; regressed 1: q2
+    """
 
     parts: tuple[Text | IdList, ...]
     lead: str | None = None
@@ -120,14 +168,32 @@ class Bullet:
 
 @dataclass(frozen=True)
 class Bullets:
-    """A list of :class:`Bullet` entries."""
+    """A list of :class:`Bullet` entries.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Bullet, Bullets, Document, Section, render_text
+    >>> notes = Bullets((Bullet((("a note",),)),))
+    >>> doc = Document("example", "Title", (Section("s", None, (notes,)),))
+    >>> print(render_text(doc))
+    - a note
+    """
 
     entries: tuple[Bullet, ...]
 
 
 @dataclass(frozen=True)
 class Rows:
-    """Labelled lines: ``(label, text)``; an empty label continues the row above."""
+    """Labelled lines: ``(label, text)``; an empty label continues the row above.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Rows, Section, render_text
+    >>> rows = Rows((("gate rate", "OLD 0.84   NEW 0.91"), ("", "continued")))
+    >>> print(render_text(Document("example", "Title", (Section("s", None, (rows,)),))))
+      gate rate    OLD 0.84   NEW 0.91
+                   continued
+    """
 
     rows: tuple[tuple[str | User, str], ...]
     indent: str = "  "
@@ -137,7 +203,17 @@ class Rows:
 @dataclass(frozen=True)
 class Cell:
     """A table cell whose text the builder words itself (e.g. two rates that print alike
-    and so show their counts); ``value`` stays exact."""
+    and so show their counts); ``value`` stays exact.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from buddy_eval.reporting import Cell, Column, Table
+    >>> cell = Cell(Fraction(3825, 4000), "0.96 (3825/4000)")
+    >>> table = Table((Column("rate", "rate"),), ((cell,),))
+    >>> table.cells(), table.records()
+    ([['0.96 (3825/4000)']], [{'rate': Fraction(153, 160)}])
+    """
 
     value: Any
     text: str
@@ -145,7 +221,16 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a :class:`Table`: its key, its heading and how a value is shown."""
+    """One column of a :class:`Table`: its key, its heading and how a value is shown.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from buddy_eval.formatting import format_rate
+    >>> from buddy_eval.reporting import Column
+    >>> Column("value", "rate", format_rate).format(Fraction(5, 8))
+    '0.63'
+    """
 
     key: str
     heading: str | User
@@ -154,7 +239,23 @@ class Column:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of exact values; :meth:`cells` formats them by their columns."""
+    """Rows of exact values; :meth:`cells` formats them by their columns.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from buddy_eval.formatting import format_rate
+    >>> from buddy_eval.reporting import Column, Document, Section, Table, render_markdown
+    >>> table = Table((Column("metric", "metric"), Column("value", "rate", format_rate)),
+    ...               (("correctness", Fraction(5, 8)),))
+    >>> text = render_markdown(Document("example", "T", (Section("s", None, (table,)),)))
+    >>> print("\\n".join(text.splitlines()[2:]))
+    | metric | rate |
+    | --- | --- |
+    | correctness | 0.63 |
+    >>> table.records()
+    [{'metric': 'correctness', 'value': Fraction(5, 8)}]
+    """
 
     columns: tuple[Column, ...]
     rows: tuple[tuple[Any, ...], ...]
@@ -183,7 +284,17 @@ class Table:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The verdict word, the sentence that goes with it, and the reasons (for a BLOCK)."""
+    """The verdict word, the sentence that goes with it, and the reasons (for a BLOCK).
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document
+    >>> document = gate_document(be.evaluate("data/example.txt"), {"markdown"})
+    >>> verdict = document.section("verdict").blocks[0]
+    >>> verdict.word, verdict.reasons[0]
+    ('BLOCK', 'refusal below threshold')
+    """
 
     word: str
     release: bool
@@ -193,7 +304,14 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Figure:
-    """A chart: ``plot`` is called with the result and ``ax``; the HTML report draws it."""
+    """A chart: ``plot`` is called with the result and ``ax``; the HTML report draws it.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Figure
+    >>> Figure("Metrics against thresholds", "plot_metrics").plot
+    'plot_metrics'
+    """
 
     title: str
     plot: str  # the name of a plotting helper of buddy_eval
@@ -205,7 +323,16 @@ Block = Paragraph | Lines | Bullets | Rows | Table | IdList | Verdict | Figure
 
 @dataclass(frozen=True)
 class Section:
-    """A titled run of blocks, shown in the views it names."""
+    """A titled run of blocks, shown in the views it names.
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document
+    >>> document = gate_document(be.evaluate("data/example.txt"))
+    >>> [(s.key, s.title) for s in document.for_view("markdown")][:3]
+    [('verdict', None), ('rates', None), ('changed_items', 'Changed items')]
+    """
 
     key: str
     title: str | None
@@ -216,7 +343,16 @@ class Section:
 
 @dataclass(frozen=True)
 class TestCase:
-    """One JUnit test case: failed (with ``failure``), skipped (with ``skipped``) or passed."""
+    """One JUnit test case: failed (with ``failure``), skipped (with ``skipped``) or passed.
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document
+    >>> items = gate_document(be.evaluate("data/example.txt"), {"junit"}).suites[1]
+    >>> [(c.name, c.failure) for c in items.cases if c.failure]
+    [('q4', 'regressed in refusal; answered a REFUSE item')]
+    """
 
     classname: str
     name: str
@@ -229,7 +365,15 @@ class TestCase:
 
 @dataclass(frozen=True)
 class Suite:
-    """A JUnit test suite."""
+    """A JUnit test suite.
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document
+    >>> [s.name for s in gate_document(be.evaluate("data/example.txt"), {"junit"}).suites]
+    ['gate', 'golden items']
+    """
 
     name: str
     cases: tuple[TestCase, ...]
@@ -241,6 +385,17 @@ class Document:
 
     ``record`` is the JSON view (exact values, JSON-ready); ``suites`` the
     JUnit view; ``sections`` the prose views; ``title`` heads them.
+
+
+    Examples
+    --------
+    >>> import buddy_eval as be
+    >>> from buddy_eval.reporting import gate_document
+    >>> document = gate_document(be.evaluate("data/example.txt"))
+    >>> document.kind, document.title
+    ('gate', 'Buddy release gate: BLOCK')
+    >>> document.record["decision"]["verdict"]
+    'BLOCK: refusal below threshold; integrity violations; regression in refusal'
     """
 
     kind: str

@@ -70,7 +70,18 @@ def _block(block) -> list[str]:
 
 def render_text(document: Document, view: str = DETAILS, sections=None) -> str:
     """The sections of ``view`` (or the ``sections`` given) as text, a blank line between
-    sections, no trailing newline."""
+    sections, no trailing newline.
+
+    Examples
+    --------
+    >>> from buddy_eval.reporting import Document, Paragraph, Section, render_text
+    >>> one = Section("a", None, (Paragraph(("First.",)),))
+    >>> two = Section("b", None, (Paragraph(("Second.",)),))
+    >>> print(render_text(Document("example", "Title", (one, two))))
+    First.
+    <BLANKLINE>
+    Second.
+    """
     return "\n\n".join(
         "\n".join(line for block in section.blocks for line in _block(block))
         for section in (document.for_view(view) if sections is None else sections)
