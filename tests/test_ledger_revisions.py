@@ -196,8 +196,9 @@ def test_issue_json_says_where_the_baseline_came_from(issue):
 def test_issue_markdown_has_a_bullet_for_the_items_not_compared(issue):
     proc = issue.gate("c.txt", "live", "C", "2026-03-03", "--format", "markdown")
     assert proc.returncode == 1
-    bullets = [x for x in out(proc) if x.startswith("- ")]
-    assert "- not compared \\(added since the baseline was measured\\)\\: j04\\, j05" in bullets
+    bullets = [x for x in out(proc) if x.lstrip(" ").startswith("- ")]
+    # Nested under the line about the compared items, as --details indents it.
+    assert "  - not compared \\(added since the baseline was measured\\)\\: j04\\, j05" in bullets
     assert any(x.startswith("- compared on 3 of 5 golden items") for x in bullets)
 
 

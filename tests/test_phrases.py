@@ -65,10 +65,49 @@ def spelt_in(phrase: str) -> list[str]:
     )
 
 
+#: Modules that still spell a phrase while their views move onto the report model (the
+#: notebook views, the task views, the ledger's views, the paired core's notes). The list
+#: may only shrink: a module not listed here that spells a phrase fails the test, and so
+#: does a listed module that no longer spells it (then delete its entry).
+MOVING = {
+    "RELEASE": {
+        "_notebook_report.py",
+        "_notebook_views.py",
+        "ledger/_record.py",
+        "ledger/_releases.py",
+        "ledger/_schema.py",
+        "ledger/_show.py",
+    },
+    "BLOCK": {
+        "_cli/ledger.py",
+        "_notebook_report.py",
+        "_notebook_views.py",
+        "ledger/_record.py",
+        "ledger/_releases.py",
+        "ledger/_schema.py",
+        "ledger/_show.py",
+    },
+    "not ready": {
+        "_cli/tasks.py",
+        "_notebook_views.py",
+        "_paired.py",
+        "tasks/_ci_views.py",
+        "tasks/_plotting.py",
+    },
+    "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
+    "not measured": {"_notebook_views.py", "_paired.py", "ledger/_schema.py"},
+    "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
+    "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
+}
+
+
 @pytest.mark.parametrize("phrase", PHRASES)
 def test_no_phrase_is_spelt_in_more_than_two_modules(phrase):
+    moving = MOVING.get(phrase, set())
     modules = spelt_in(phrase)
-    assert len(modules) <= 2, f"{phrase!r} is spelt in {modules}: read it from _phrases"
+    settled = [m for m in modules if m not in moving]
+    assert len(settled) <= 2, f"{phrase!r} is spelt in {settled}: read it from _phrases"
+    assert moving <= set(modules), f"{sorted(moving - set(modules))} moved: shrink MOVING"
 
 
 def test_the_checker_finds_a_phrase_and_ignores_docstrings(tmp_path):
