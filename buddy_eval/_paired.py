@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._paired_settings import Settings
+from ._phrases import readiness_note as phrased_readiness_note
 from ._trials import TrialComparison, compare_trials, count_rows, flaky, item_rate_changes
 from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
 from .stats import (
@@ -754,18 +755,9 @@ _TEXT_COLUMNS = ["diff_method", "p_value_method", "note"]
 
 def readiness_note(m: MetricComparison, min_paired: int) -> str | None:
     """Why a metric has no p-value or difference interval; None when it is ready."""
-    if not m.measured:
-        return f"not measured: the golden set has no {m.item_type} item"
-    if m.ready:
-        return None
-    n = m.n_paired
-    why = f"{n} paired item{'' if n == 1 else 's'}, fewer than {min_paired}"
-    if n == 0:
-        why = f"no paired item, at least {min_paired} needed"
-    if m.missing:
-        s, verb = ("", "is") if m.missing == 1 else ("s", "are")
-        why += f" ({m.missing} item{s} missing in either version {verb} not paired)"
-    return f"not ready: {why}; no p-value or difference interval computed"
+    return phrased_readiness_note(
+        m.measured, m.ready, m.item_type, m.n_paired, min_paired, m.missing
+    )
 
 
 def comparison_frame(paired: PairedComparison) -> pd.DataFrame:

@@ -90,12 +90,11 @@ MOVING = {
     "not ready": {
         "_cli/tasks.py",
         "_notebook_views.py",
-        "_paired.py",
         "tasks/_ci_views.py",
         "tasks/_plotting.py",
     },
     "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
-    "not measured": {"_notebook_views.py", "_paired.py", "ledger/_schema.py"},
+    "not measured": {"_notebook_views.py", "ledger/_schema.py"},
     "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
     "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
 }
