@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from ._errors import quoted
 from ._phrases import NOT_MEASURED
 from ._scoring import RATE_METRICS, Counts
 from ._thresholds import Thresholds, decimal_text
@@ -28,7 +29,7 @@ REASON_ORDER = (
 )
 
 #: The kinds of check a decision makes, in the order they are made.
-CHECK_KINDS = ("threshold", "violations", "regression", "noninferiority")
+CHECK_KINDS = ("threshold", "violations", "regression", "noninferiority", "slice")
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,16 @@ class Check:
         check is not made and never blocks.
     bound : float or None
         Non-inferiority only: the lower confidence bound on the paired
-        difference (candidate minus baseline).
+        difference (candidate minus baseline). Slice: the p-value
+        Holm-adjusted across the slices within the metric.
+    slice : str or None
+        The slice gate only (kind ``slice``, with ``--slice-rule drop``): the
+        slice checked for a clear drop; ``candidate`` is then the paired
+        difference on it and ``reference`` the slice margin.
+    hidden : Fraction or None
+        The slice gate only, for a slice with too few paired items to tell
+        (not measured): the largest drop of the whole input's rate it could
+        hide.
 
     Examples
     --------
@@ -77,10 +87,14 @@ class Check:
     blocks: bool
     measured: bool = True
     bound: float | None = None
+    slice: str | None = None
+    hidden: Fraction | None = None
 
     @property
     def reason(self) -> str:
         """The words of the verdict when this check blocks (the same text either way)."""
+        if self.kind == "slice":
+            return f"regression in {self.metric} on slice {quoted(self.slice)}"
         if self.kind == "threshold":
             return f"{self.metric} below threshold"
         if self.kind == "violations":
@@ -92,6 +106,8 @@ class Check:
     @property
     def name(self) -> str:
         """What is checked, in words: ``correctness meets its threshold``."""
+        if self.kind == "slice":
+            return f"no clear drop in {self.metric} on slice {quoted(self.slice)}"
         if self.kind == "threshold":
             return f"{self.metric} meets its threshold"
         if self.kind == "violations":

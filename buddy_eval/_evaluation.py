@@ -7,7 +7,7 @@ The results never import their views; this module sits above both.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._loading import load
 from ._results import BaselineScope, Results
@@ -81,6 +81,7 @@ def evaluate(
     *,
     trials: bool = False,
     scope: BaselineScope | None = None,
+    slices: Any = None,
 ) -> Evaluation:
     """Score every version and decide whether ``candidate`` may replace ``baseline``.
 
@@ -98,6 +99,12 @@ def evaluate(
     scope : BaselineScope, optional
         The items the baseline is compared on (a live baseline read from a
         ledger, see :func:`buddy_eval.ledger.live_baseline`); default: every item.
+    slices : path, pandas.DataFrame or mapping, optional
+        The slice of each golden item: a CSV file ``id,slice``, a DataFrame
+        with the columns ``id`` and ``slice``, or a mapping from id to slice
+        (see :func:`buddy_eval.assign_slices`). Every figure is then also
+        computed per slice (``Evaluation.slices``), and
+        ``Settings(slice_rule="drop")`` gates on them.
 
     Returns
     -------
@@ -127,7 +134,9 @@ def evaluate(
     >>> ev.has_trials, ev.paired["correctness"].ready
     (True, True)
     """
-    return Evaluation(load(data, trials=trials), baseline, candidate, settings, scope=scope)
+    return Evaluation(
+        load(data, trials=trials), baseline, candidate, settings, scope=scope, slices=slices
+    )
 
 
 def report(source: InputSource, baseline: str = "OLD", candidate: str = "NEW") -> Report:

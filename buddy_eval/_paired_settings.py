@@ -29,6 +29,7 @@ RANGES = {
     "power": (Fraction(0), False, Fraction(99, 100), True),
 }
 RULES = ("exact", "noninferiority")
+SLICE_RULES = ("drop",)
 
 
 def _is_whole(value) -> bool:
@@ -63,6 +64,13 @@ class Settings:
         ``"noninferiority"``: a regression is a metric not shown non-inferior
         within ``margin`` (needs a margin). Thresholds and violations decide
         as always.
+    slice_rule : str or None
+        ``"drop"``: with slices, a slice whose exact paired test rejects
+        after Holm across the slices within a metric, with a drop larger than
+        ``slice_margin``, blocks the release; None (default): slices only
+        inform.
+    slice_margin : float
+        The drop a slice may show before the slice rule blocks (default 0).
 
     Examples
     --------
@@ -91,6 +99,8 @@ class Settings:
     power: float = 0.80
     margin: float | None = None
     rule: str = "exact"
+    slice_rule: str | None = None
+    slice_margin: float = 0.0
 
     def __post_init__(self):
         if not _is_whole(self.min_paired) or self.min_paired < 1:
@@ -121,6 +131,13 @@ class Settings:
             raise InputError(f"rule must be 'exact' or 'noninferiority', got {quoted(self.rule)}")
         if self.rule == "noninferiority" and self.margin is None:
             raise InputError("the noninferiority rule needs a margin (e.g. --margin 0.02)")
+        if self.slice_rule is not None and self.slice_rule not in SLICE_RULES:
+            raise InputError(f"slice_rule must be 'drop' or None, got {quoted(self.slice_rule)}")
+        slice_margin = self.slice_margin
+        exact = None if isinstance(slice_margin, str) else exact_number(slice_margin)
+        if exact is None or not 0 <= exact < 1:
+            raise InputError(f"slice_margin must be a number in [0, 1), got {quoted(slice_margin)}")
+        object.__setattr__(self, "slice_margin", float(exact))
 
     @classmethod
     def check(cls, settings) -> Settings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -14,6 +14,7 @@ from ._decision import Decision, decide
 from ._errors import InputError
 from ._loading import EvalInput
 from ._paired_settings import Settings
+from ._slices import SliceFigures, assign_slices, slice_checks, slice_figures
 from ._scoring import Counts, check_versions, grid_counts, items_frame, score_grid
 from ._thresholds import Thresholds
 from ._vocabulary import METRICS
@@ -60,6 +61,9 @@ class Results:
         Where the baseline's results come from and which items it is
         compared on (a live baseline read from a ledger); None for an input
         that holds both versions.
+    slice_assignment : SliceAssignment or None
+        The slice of every golden item (see :func:`buddy_eval.assign_slices`);
+        None without slices.
     shared : numpy.ndarray or None
         The golden items the baseline is compared on (a boolean mask in
         golden order), or None for every item. A live baseline read from a
@@ -87,6 +91,7 @@ class Results:
         settings: Settings | None = None,
         *,
         scope: BaselineScope | None = None,
+        slices: Any = None,
     ) -> None:
         if not isinstance(data, EvalInput):
             raise InputError(
@@ -131,7 +136,26 @@ class Results:
             self.decision = decide(
                 self._counts, data.thresholds, baseline, candidate, shared=self._compared_only
             )
+        self.slice_assignment = None if slices is None else assign_slices(slices, data)
+        if self.settings.slice_rule is not None:
+            if self.slice_assignment is None:
+                raise InputError(
+                    "the slice rule needs slices: give --slices PATH (a CSV file id,slice)"
+                )
+            self.decision = Decision(
+                self.decision.checks + slice_checks(self.slices, self.settings)
+            )
         self.warnings = data.warnings + self._missing_warnings()
+        if self.slice_assignment is not None:
+            self.warnings += self.slice_assignment.warnings
+
+    @cached_property
+    def slices(self) -> SliceFigures | None:
+        """Every figure per slice, computed once (None without slices; see
+        :func:`buddy_eval._slices.slice_figures`)."""
+        if self.slice_assignment is None:
+            return None
+        return slice_figures(self, self.slice_assignment)
 
     @cached_property
     def _all_versions_grid(self):
