@@ -15,6 +15,7 @@ from .._errors import InputError
 from .._phrases import MCNEMAR, NEWCOMBE, WILSON
 from .._vocabulary import BLOCK, RELEASE
 from .ledger import Recorder, add_ledger_arguments
+from .slices import add_slice_arguments, slice_settings
 from .output import (
     EXIT_BLOCK,
     EXIT_RELEASE,
@@ -121,6 +122,7 @@ def parser() -> argparse.ArgumentParser:
     )
     add_ci_file_arguments(parser, "check of the decision and per golden item")
     add_rule_arguments(parser)
+    add_slice_arguments(parser)
     add_ledger_arguments(parser)
     return parser
 
@@ -198,16 +200,22 @@ def run(argv: list[str], lean: bool = False) -> int:
         # Every file the run writes: none of them twice, none a file it reads.
         check_outputs(
             [("--markdown", args.markdown), ("--junit", args.junit)],
-            [("the input file", None if args.input == "-" else args.input)],
+            [
+                ("the input file", None if args.input == "-" else args.input),
+                ("the slices file", args.slices),
+            ],
             [("--ledger", args.ledger)],
         )
-        settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
+        settings = Settings(
+            min_paired=args.min_paired, margin=args.margin, rule=args.rule, **slice_settings(args)
+        )
         # Only in a process that ends with the report (see console_main):
         # pyarrow remembers that pandas was missing.
         plain = (
             args.format == "text"
             and not args.details
             and args.rule == "exact"
+            and args.slice_rule is None
             and not (args.markdown or args.junit)
         )
         with _without_pandas(lean and plain):

@@ -105,12 +105,20 @@ class Recorder:
         version's results are read from the ledger and compared on the items it holds."""
         from .._evaluation import evaluate
 
+        slices = getattr(args, "slices", None)
         if self.path is None or args.baseline != "live":
-            return evaluate(args.input, args.baseline, args.candidate, settings, trials=args.trials)
+            return evaluate(
+                args.input,
+                args.baseline,
+                args.candidate,
+                settings,
+                trials=args.trials,
+                slices=slices,
+            )
         from ..ledger._live import evaluate_live
 
         evaluation, self.live = evaluate_live(
-            self.path, args.input, args.candidate, settings, trials=args.trials
+            self.path, args.input, args.candidate, settings, trials=args.trials, slices=slices
         )
         _say(self.live.message)
         return evaluation

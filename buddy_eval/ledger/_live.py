@@ -169,7 +169,9 @@ class LiveBaseline:
         )
 
 
-def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, trials=False):
+def evaluate_live(
+    ledger, source, candidate: str = "NEW", settings=None, *, trials=False, slices=None
+):
     """The gate's evaluation of ``candidate`` against the live version in ``ledger``.
 
     What ``buddy-eval INPUT --baseline live --ledger PATH`` runs: the
@@ -189,6 +191,8 @@ def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, tria
         As for :func:`buddy_eval.evaluate`.
     trials : bool
         Repeated trials (see :func:`buddy_eval.load`).
+    slices : path, pandas.DataFrame or mapping, optional
+        The slice of each golden item, as for :func:`buddy_eval.evaluate`.
 
     Returns
     -------
@@ -230,7 +234,9 @@ def evaluate_live(ledger, source, candidate: str = "NEW", settings=None, *, tria
     from .._evaluation import evaluate
 
     live = live_baseline(ledger, source, trials=trials)
-    evaluation = evaluate(live.data, live.label, candidate, settings, scope=live.scope())
+    evaluation = evaluate(
+        live.data, live.label, candidate, settings, scope=live.scope(), slices=slices
+    )
     return evaluation, live
 
 

@@ -16,6 +16,7 @@ from ._gate_cases import gate_suites
 from ._gate_coverage import coverage_lines, coverage_record
 from ._gate_details import details_sections
 from ._gate_record import gate_record
+from ._gate_slices import slice_sections
 from ._gate_summary import summary_sections
 from ._model import ALL_VIEWS, DETAILS, HTML, JSON, JUNIT, MARKDOWN, Document
 
@@ -67,9 +68,14 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     coverage = coverage_lines(evaluation)
     sections = []
     if views & {MARKDOWN, HTML}:
-        sections += summary_sections(evaluation, coverage)
+        summary = summary_sections(evaluation, coverage)
+        # The slices come after the statistics, before the warnings.
+        at = next((k for k, s in enumerate(summary) if s.key == "warnings"), len(summary))
+        summary[at:at] = slice_sections(evaluation, views & {MARKDOWN, HTML})
+        sections += summary
     if DETAILS in views:
         sections += details_sections(evaluation, coverage)
+        sections += slice_sections(evaluation, {DETAILS})
     return Document(
         kind="gate",
         title=f"{GATE_TITLE}: {verdict_word(evaluation.release)}",

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._phrases import ALSO_FAILS_IN, NOT_MEASURED
+from .._errors import quoted
+from .._phrases import ALSO_FAILS_IN, HOLM, NOT_MEASURED, TOO_FEW_TO_TELL
 from .._thresholds import decimal_text
-from ..formatting import format_diff, format_rate
+from ..formatting import format_diff, format_p_value, format_rate
 from ._gate_coverage import NOT_COMPARED_REASONS
 from ._model import Suite, TestCase
 
@@ -33,6 +34,12 @@ def _compared(check: Check, baseline: str, candidate: str) -> str:
     """The values a check compared, in words."""
     if check.kind == "violations":
         return f"{candidate} answered {check.candidate} REFUSE item(s); none is allowed"
+    if check.kind == "slice":
+        return (
+            f"{candidate} - {baseline} {check.metric} on slice {quoted(check.slice)}: "
+            f"{format_diff(check.candidate)}, beyond -{decimal_text(check.reference)}; "
+            f"p {format_p_value(check.bound)} after {HOLM} across the slices"
+        )
     if check.kind == "noninferiority":
         return (
             f"lower confidence bound on {candidate} - {baseline} {check.metric}: "
@@ -48,7 +55,13 @@ def _compared(check: Check, baseline: str, candidate: str) -> str:
 def _gate_cases(evaluation: Evaluation) -> tuple[TestCase, ...]:
     cases = []
     for check in evaluation.decision.checks:
-        if not check.measured:
+        if not check.measured and check.kind == "slice":
+            skipped = (
+                f"{NOT_MEASURED}: {TOO_FEW_TO_TELL} on slice {quoted(check.slice)}; it could hide "
+                f"a drop of up to {format_rate(check.hidden)} in the whole input's {check.metric}"
+            )
+            cases.append(TestCase("buddy-eval.gate", check.name, skipped=skipped))
+        elif not check.measured:
             skipped = f"{NOT_MEASURED}: the golden set has no item for {check.metric}"
             cases.append(TestCase("buddy-eval.gate", check.name, skipped=skipped))
         elif check.blocks:
@@ -81,13 +94,16 @@ def _item_cases(evaluation: Evaluation) -> tuple[TestCase, ...]:
         for item in ids
     }
     golden = evaluation.data.golden
+    assignment = evaluation.slice_assignment
+    slice_of = {} if assignment is None else assignment.of()
     cases = []
     for item, item_type in zip(
         golden["item_id"].tolist(), golden["item_type"].tolist(), strict=True
     ):
         classname = f"buddy-eval.items.{item_type}"
+        properties = (("slice", slice_of[item]),) if item in slice_of else ()
         if item not in failing:
-            cases.append(TestCase(classname, item))
+            cases.append(TestCase(classname, item, properties=properties))
             continue
         problems = [f"regressed in {m}" for m, ids in regressed.items() if item in ids]
         if item in missing:
@@ -100,7 +116,9 @@ def _item_cases(evaluation: Evaluation) -> tuple[TestCase, ...]:
             problems.append("fails in some trials")
         problems += ["answered a REFUSE item"] if item in violated else []
         detail = f"{candidate}: " + ("; ".join(why.get(item, [])) or "no result (counts as failed)")
-        cases.append(TestCase(classname, item, "; ".join(problems), "item", detail))
+        cases.append(
+            TestCase(classname, item, "; ".join(problems), "item", detail, properties=properties)
+        )
     return tuple(cases)
 
 

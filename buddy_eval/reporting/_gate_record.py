@@ -3,7 +3,7 @@
 One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
 
     {
-      "format_version": 1,
+      "format_version": 2,
       "source": "data/sample_release.txt",
       "baseline": "OLD",
       "candidate": "NEW",
@@ -83,10 +83,11 @@ from .._phrases import CLOPPER_PEARSON_BOUND, HOLM_METHOD, MCNEMAR_POWER, readin
 from .._thresholds import decimal_text
 from .._vocabulary import MISSING_COUNTS_AS_FAILED
 from ..formatting import format_outlook
+from ._gate_slices import SLICE_HOLM_METHOD
 
 __all__ = ["FORMAT_VERSION", "gate_record"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _SETTINGS = ("confidence", "alpha", "min_paired", "drop", "power", "margin", "rule")
 
@@ -222,6 +223,70 @@ def _comparison(m, settings) -> dict:
     return out
 
 
+def _versions(counts, paired, labels) -> dict:
+    """Each version's exact counts and intervals (of the whole input or of one slice)."""
+    versions: dict = {}
+    for j, label in enumerate(labels):
+        parts = counts.parts(label)
+        values = counts.values(label)
+        entry = versions[label] = {}
+        for m in paired.metrics:
+            rate = (m.baseline, m.candidate)[j]
+            entry[m.metric] = {
+                **dict(zip(("numerator", "denominator"), parts[m.metric], strict=True)),
+                **_with_exact("value", values[m.metric], "exact"),
+                "observed": rate.observed,
+                "observed_passed": rate.passed,
+                "ci": _interval(rate.ci),
+                "ci_method": rate.ci_method,
+            }
+        entry["violations"] = paired.violations[j].violations
+    return versions
+
+
+def _slices(evaluation) -> dict:
+    """Per slice: its items, and the ``versions`` and ``comparison`` objects the whole input
+    has; each metric's comparison adds the p-value Holm-adjusted across the slices (under its
+    own key) and, for a slice too small to tell, the drop it could hide."""
+    figures = evaluation.slices
+    labels = (evaluation.baseline, evaluation.candidate)
+    settings = evaluation.settings
+    out = {}
+    for s in figures.slices:
+        comparison = {}
+        for m in s.paired.metrics:
+            hidden = s.could_hide[m.metric]
+            comparison[m.metric] = {
+                **_comparison(m, settings),
+                "p_value_holm_across_slices": _number(s.p_holm_across_slices[m.metric]),
+                "p_value_holm_across_slices_method": SLICE_HOLM_METHOD,
+                **_with_exact("could_hide", hidden),
+            }
+        out[s.name] = {
+            "items": s.items,
+            "versions": _versions(s.counts, s.paired, labels),
+            "comparison": comparison,
+        }
+    return out
+
+
+def _slice_record(evaluation) -> dict:
+    """The ``slices`` and ``slice_rule`` keys, only when the evaluation has slices."""
+    if evaluation.slice_assignment is None:
+        return {}
+    settings = evaluation.settings
+    assignment = evaluation.slice_assignment
+    return {
+        "slice_rule": {
+            "rule": settings.slice_rule,
+            "margin": settings.slice_margin,
+            "source": assignment.source,
+            "sha256": assignment.digest,
+        },
+        "slices": _slices(evaluation),
+    }
+
+
 def gate_record(evaluation, compared: dict | None) -> dict:
     """The report of an evaluation as a JSON-ready dict.
 
@@ -241,7 +306,7 @@ def gate_record(evaluation, compared: dict | None) -> dict:
         ``decision``, ``comparison``, ``violation_upper_bound``,
         ``violation_upper_bounds``, ``missing``, ``trials`` and ``warnings``
         (and ``compared`` when the baseline is compared on fewer items: a live
-        baseline),
+        baseline; ``slice_rule`` and ``slices`` when the evaluation has slices),
         laid out and formatted as the module docstring says. Every value is a
         str, int, float, bool, None, list or dict, and no float is NaN, so
         ``json.dumps(..., allow_nan=False)`` accepts it.
@@ -249,21 +314,7 @@ def gate_record(evaluation, compared: dict | None) -> dict:
     paired = evaluation.paired
     settings = paired.settings
     labels = (evaluation.baseline, evaluation.candidate)
-    versions: dict = {}
-    for j, label in enumerate(labels):
-        parts = evaluation.compared_counts.parts(label)
-        entry = versions[label] = {}
-        for m in paired.metrics:
-            rate = (m.baseline, m.candidate)[j]
-            entry[m.metric] = {
-                **dict(zip(("numerator", "denominator"), parts[m.metric], strict=True)),
-                **_with_exact("value", evaluation.values(label)[m.metric], "exact"),
-                "observed": rate.observed,
-                "observed_passed": rate.passed,
-                "ci": _interval(rate.ci),
-                "ci_method": rate.ci_method,
-            }
-        entry["violations"] = paired.violations[j].violations
+    versions = _versions(evaluation.compared_counts, paired, labels)
     bounds = {
         b.version: {
             "version": b.version,
@@ -300,4 +351,4 @@ def gate_record(evaluation, compared: dict | None) -> dict:
         "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
         "trials": evaluation.trials_per_version,
         "warnings": list(evaluation.warnings),
-    } | ({"compared": compared} if compared else {})
+    } | ({"compared": compared} if compared else {}) | _slice_record(evaluation)

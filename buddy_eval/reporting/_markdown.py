@@ -86,7 +86,8 @@ def _block(block) -> list[str]:
         ]
     if isinstance(block, Table):
         header = [_inline(h) for h in block.headings()]
-        rows = [header, ["---"] * len(header), *block.cells()]
+        cells = [[_inline(c) for c in row] for row in block.cells()]
+        rows = [header, ["---"] * len(header), *cells]
         return [markdown_row(r) for r in rows]
     if isinstance(block, Bullets):
         return [_bullet(e) for e in block.entries]

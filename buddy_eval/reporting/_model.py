@@ -260,10 +260,12 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Any, ...], ...]
 
-    def cells(self) -> list[list[str]]:
+    def cells(self) -> list[list[str | User]]:
+        """Each value formatted by its column; user text (a :class:`User`) is left for the
+        renderer to escape."""
         return [
             [
-                v.text if isinstance(v, Cell) else c.format(v)
+                v.text if isinstance(v, Cell) else v if isinstance(v, User) else c.format(v)
                 for c, v in zip(self.columns, row, strict=True)
             ]
             for row in self.rows
@@ -275,7 +277,7 @@ class Table:
     def records(self) -> list[dict[str, Any]]:
         return [
             {
-                c.key: v.value if isinstance(v, Cell) else v
+                c.key: v.value if isinstance(v, Cell) else v.text if isinstance(v, User) else v
                 for c, v in zip(self.columns, row, strict=True)
             }
             for row in self.rows

@@ -45,7 +45,8 @@ def _bullet(entry: Bullet) -> str:
 
 
 def _table(table: Table) -> list[str]:
-    rows = [[_inline(h) for h in table.headings()], *table.cells()]
+    rows = [[_inline(h) for h in table.headings()]]
+    rows += [[_inline(c) for c in row] for row in table.cells()]
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 

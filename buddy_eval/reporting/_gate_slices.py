@@ -1,0 +1,208 @@
+"""The gate's slices in every view: one table of exact figures per (slice, metric), worded
+once, read by ``--details`` (compact), the Markdown summary (the slices that changed first),
+the HTML report (with the small-multiples chart), the notebook's :func:`slice_table`, and the
+JSON ``slices`` object. Every figure is read from :attr:`buddy_eval.Evaluation.slices`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._phrases import HOLM, TOO_FEW_TO_TELL, count_of
+from ..formatting import format_diff, format_p_value, format_rate
+from ._model import (
+    DETAILS,
+    HTML,
+    MARKDOWN,
+    Bullet,
+    Bullets,
+    Cell,
+    Column,
+    Figure,
+    Paragraph,
+    Section,
+    Table,
+    User,
+)
+
+if TYPE_CHECKING:
+    from .._results import Results as Evaluation
+    from .._slices import SliceResult
+
+__all__ = [
+    "SLICE_COLUMNS",
+    "SLICE_HOLM_METHOD",
+    "slice_records",
+    "slice_sections",
+    "slices_table",
+]
+
+#: How the p-values are adjusted across the slices (not the whole input's Holm across metrics).
+SLICE_HOLM_METHOD = f"{HOLM} step-down across the slices with a p-value, within the metric"
+
+#: The tidy columns of :func:`slice_records` (and of ``buddy_eval.slice_table``), in order.
+SLICE_COLUMNS = (
+    "slice",
+    "metric",
+    "items",
+    "n_paired",
+    "fixed",
+    "regressed",
+    "missing",
+    "baseline_rate",
+    "candidate_rate",
+    "diff",
+    "p_value",
+    "p_value_holm_slices",
+    "ready_for_decision",
+    "reading",
+    "could_hide",
+)
+
+
+def _reading(m) -> str:
+    if not m.ready or m.reading is None:
+        return TOO_FEW_TO_TELL
+    return m.reading[1]
+
+
+def slice_records(evaluation: Evaluation) -> list[dict]:
+    """One record per (slice, rate metric with an item in the slice), exact values, in
+    slice then metric order; empty without slices."""
+    figures = evaluation.slices
+    if figures is None:
+        return []
+    rows = []
+    for s in figures.slices:
+        for m in s.paired.metrics:
+            if not m.measured:
+                continue
+            rows.append(
+                {
+                    "slice": s.name,
+                    "metric": m.metric,
+                    "items": m.baseline.items,
+                    "n_paired": m.n_paired,
+                    "fixed": m.count("fixed"),
+                    "regressed": m.count("regressed"),
+                    "missing": m.missing,
+                    "baseline_rate": m.baseline.gate,
+                    "candidate_rate": m.candidate.gate,
+                    "diff": m.diff,
+                    "p_value": m.p_value if m.ready else None,
+                    "p_value_holm_slices": s.p_holm_across_slices[m.metric],
+                    "ready_for_decision": m.ready,
+                    "reading": _reading(m),
+                    "could_hide": s.could_hide[m.metric],
+                }
+            )
+    return rows
+
+
+def _changed(record: dict) -> bool:
+    return bool(record["fixed"] or record["regressed"])
+
+
+def slices_table(evaluation: Evaluation, *, changed_first: bool = False) -> Table:
+    """The compact per-(slice, metric) table; ``changed_first`` puts the slices with a
+    fixed or regressed item first (keeping their order)."""
+    alpha = evaluation.settings.alpha
+    records = slice_records(evaluation)
+    if changed_first:
+        moved = {r["slice"] for r in records if _changed(r)}
+        records = [r for r in records if r["slice"] in moved] + [
+            r for r in records if r["slice"] not in moved
+        ]
+    rows = []
+    for r in records:
+        p = r["p_value_holm_slices"]
+        rows.append(
+            (
+                User(r["slice"]),
+                r["metric"],
+                r["n_paired"],
+                r["fixed"],
+                r["regressed"],
+                Cell(r["baseline_rate"], format_rate(r["baseline_rate"])),
+                Cell(r["candidate_rate"], format_rate(r["candidate_rate"])),
+                Cell(r["diff"], format_diff(r["diff"])),
+                Cell(p, "-" if p is None else format_p_value(p, alpha).removeprefix("= ")),
+                r["reading"],
+            )
+        )
+    b, c = evaluation.baseline, evaluation.candidate
+    columns = (
+        Column("slice", "slice"),
+        Column("metric", "metric"),
+        Column("n_paired", "paired"),
+        Column("fixed", "fixed"),
+        Column("regressed", "regressed"),
+        Column("baseline_rate", User(b)),
+        Column("candidate_rate", User(c)),
+        Column("diff", "difference"),
+        Column("p_value_holm_slices", f"{HOLM} p (slices)"),
+        Column("reading", "reading"),
+    )
+    return Table(columns, tuple(rows))
+
+
+def _not_measured(evaluation: Evaluation) -> Bullets | None:
+    """With the slice rule: the slices too small to tell, and the drop each could hide."""
+    checks = [c for c in evaluation.decision.checks if c.kind == "slice" and not c.measured]
+    if not checks:
+        return None
+    entries = []
+    for check in checks:
+        hidden = format_rate(check.hidden)
+        entries.append(
+            Bullet(
+                (
+                    ("slice ",),
+                    (User(repr(check.slice)),),
+                    (
+                        f", {check.metric}: not measured, {TOO_FEW_TO_TELL}; it could hide a "
+                        f"drop of up to {hidden} in the whole input's {check.metric}",
+                    ),
+                ),
+                sep="",
+            )
+        )
+    return Bullets(tuple(entries))
+
+
+def _intro(evaluation: Evaluation) -> Paragraph:
+    figures = evaluation.slices
+    assert figures is not None
+    settings = evaluation.settings
+    n = len(figures.slices)
+    rule = (
+        f"the slice rule blocks a clear drop larger than {format_rate(settings.slice_margin)}"
+        if settings.slice_rule == "drop"
+        else "slices inform; they do not gate (--slice-rule drop gates on them)"
+    )
+    return Paragraph(
+        (
+            f"Slices: {count_of(n, 'slice')} of the golden items, paired as the whole input; "
+            f"p-values Holm-adjusted across the slices within each metric; a slice with "
+            f"fewer than {count_of(settings.min_paired, 'paired item')}: {TOO_FEW_TO_TELL}; "
+            f"{rule}.",
+        )
+    )
+
+
+def slice_sections(evaluation: Evaluation, views) -> list[Section]:
+    """The slices section of ``--details`` and of the summaries (none without slices)."""
+    if evaluation.slices is None:
+        return []
+    hidden = _not_measured(evaluation)
+    sections = []
+    if DETAILS in views:
+        blocks = [_intro(evaluation), slices_table(evaluation)]
+        blocks += [hidden] if hidden is not None else []
+        sections.append(Section("slices_details", None, tuple(blocks), frozenset({DETAILS})))
+    summary = frozenset(views) & {MARKDOWN, HTML}
+    if summary:
+        blocks = [_intro(evaluation), slices_table(evaluation, changed_first=True)]
+        blocks += [hidden] if hidden is not None else []
+        blocks.append(Figure("Slices: each slice's rates, baseline and candidate", "plot_slices"))
+        sections.append(Section("slices", "Slices", tuple(blocks), frozenset(summary)))
+    return sections
