@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time every name loads
         plot_metrics,
         plot_trial_rates,
     )
+    from ._slice_views import plot_slices, slice_table
+    from ._slices import SliceAssignment, assign_slices
     from ._thresholds import Thresholds
     from .formatting import Report
     # (the ledger's record, release, history and plots are left out: the ledger reads
@@ -87,6 +89,10 @@ _LAZY = {
     "history": "ledger._history",
     "plot_history": "ledger._plotting",
     "plot_history_grid": "ledger._plotting",
+    "slice_table": "_slice_views",
+    "plot_slices": "_slice_views",
+    "assign_slices": "_slices",
+    "SliceAssignment": "_slices",
 }
 
 __all__ = [
@@ -125,6 +131,10 @@ __all__ = [
     "source_table",
     "trial_answers",
     "trial_summary",
+    "slice_table",
+    "plot_slices",
+    "assign_slices",
+    "SliceAssignment",
 ]
 
 

@@ -193,6 +193,13 @@ GATE_CASES: dict[str, tuple[list[str], int]] = {
         ["--rule", "noninferiority", "--margin", "0.02", "data/sample_release.txt"],
         1,
     ),
+    "sample-slices": (
+        [
+            *("--slices", "data/sample_slices.csv", "--slice-rule", "drop"),
+            *("--min-paired", "10", "data/sample_release.txt"),
+        ],
+        1,
+    ),
 }
 
 #: name: (options, extension of its standard output's snapshot)

@@ -182,7 +182,11 @@ def _check(check) -> dict:
     out["reason"] = check.reason if check.blocks else None
     for role in ("candidate", "reference"):
         out[role], out[f"{role}_exact"] = _value(getattr(check, role))
-    return out | {"bound": _number(check.bound)}
+    out["bound"] = _number(check.bound)
+    if check.kind == "slice":
+        out["slice"] = check.slice
+        out |= _with_exact("could_hide", check.hidden)
+    return out
 
 
 def _comparison(m, settings) -> dict:
