@@ -14,8 +14,8 @@ from ._decision import Decision, decide
 from ._errors import InputError
 from ._loading import EvalInput
 from ._paired_settings import Settings
-from ._slices import SliceFigures, assign_slices, slice_checks, slice_figures
 from ._scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from ._slices import SliceFigures, assign_slices, slice_checks, slice_figures
 from ._thresholds import Thresholds
 from ._vocabulary import METRICS
 from .formatting import Report, format_report
@@ -142,9 +142,9 @@ class Results:
                 raise InputError(
                     "the slice rule needs slices: give --slices PATH (a CSV file id,slice)"
                 )
-            self.decision = Decision(
-                self.decision.checks + slice_checks(self.slices, self.settings)
-            )
+            figures = self.slices
+            assert figures is not None  # an assignment was given
+            self.decision = Decision(self.decision.checks + slice_checks(figures, self.settings))
         self.warnings = data.warnings + self._missing_warnings()
         if self.slice_assignment is not None:
             self.warnings += self.slice_assignment.warnings

@@ -121,15 +121,21 @@ def plot_slices(evaluation: Evaluation, ax: Axes | None = None) -> Axes:
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['easy', 'hard', '(none)']
     """
-    from ._plot_base import GAIN_COLOR, LOSS_COLOR, MUTED_COLOR, VERSION_COLORS, literal_axes
-    from ._plot_base import new_axes
+    from ._plot_base import (
+        GAIN_COLOR,
+        LOSS_COLOR,
+        MUTED_COLOR,
+        VERSION_COLORS,
+        literal_axes,
+        new_axes,
+    )
 
     records = _records(evaluation)
     assert evaluation.slices is not None
     names = list(evaluation.slices.assignment.names)
-    metrics = [m for m in ("correctness", "citation", "refusal") if any(
-        r["metric"] == m for r in records
-    )]
+    metrics = [
+        m for m in ("correctness", "citation", "refusal") if any(r["metric"] == m for r in records)
+    ]
     ax = new_axes(ax, (2.2 + 2.4 * max(len(metrics), 1), 1.2 + 0.3 * len(names)))
     width, gap = 1.0, 0.25
     row_of = {name: k for k, name in enumerate(names)}
@@ -143,7 +149,9 @@ def plot_slices(evaluation: Evaluation, ax: Axes | None = None) -> Axes:
             if before is None or after is None:
                 continue
             x0, x1 = left + float(before) * width, left + float(after) * width
-            colour = MUTED_COLOR if after == before else GAIN_COLOR if after > before else LOSS_COLOR
+            colour = (
+                MUTED_COLOR if after == before else GAIN_COLOR if after > before else LOSS_COLOR
+            )
             ax.plot([x0, x1], [y, y], color=colour, linewidth=2, zorder=1)
             ax.scatter([x0], [y], color=VERSION_COLORS[0], zorder=2, s=24)
             ax.scatter([x1], [y], color=VERSION_COLORS[1], zorder=3, s=24)

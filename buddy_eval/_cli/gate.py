@@ -15,7 +15,6 @@ from .._errors import InputError
 from .._phrases import MCNEMAR, NEWCOMBE, WILSON
 from .._vocabulary import BLOCK, RELEASE
 from .ledger import Recorder, add_ledger_arguments
-from .slices import add_slice_arguments, slice_settings
 from .output import (
     EXIT_BLOCK,
     EXIT_RELEASE,
@@ -32,6 +31,7 @@ from .output import (
     write_ci_files,
     write_stdout,
 )
+from .slices import add_slice_arguments, slice_settings
 
 __all__ = ["run", "parser"]
 

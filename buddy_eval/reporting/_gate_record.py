@@ -331,28 +331,32 @@ def gate_record(evaluation, compared: dict | None) -> dict:
         for b in paired.violations
     }
     decision = evaluation.decision
-    return {
-        "format_version": FORMAT_VERSION,
-        "source": str(evaluation.data.source),
-        "baseline": evaluation.baseline,
-        "candidate": evaluation.candidate,
-        "settings": {name: getattr(settings, name) for name in _SETTINGS},
-        "missing_policy": MISSING_COUNTS_AS_FAILED,
-        "thresholds": {
-            metric: _with_exact("value", value, "exact")
-            for metric, value in evaluation.thresholds.as_dict().items()
-        },
-        "versions": versions,
-        "decision": {
-            "release": bool(decision.release),
-            "reasons": list(decision.reasons),
-            "verdict": decision.verdict,
-            "checks": [_check(c) for c in decision.checks],
-        },
-        "comparison": {m.metric: _comparison(m, settings) for m in paired.metrics},
-        "violation_upper_bound": bounds[evaluation.candidate],
-        "violation_upper_bounds": bounds,
-        "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
-        "trials": evaluation.trials_per_version,
-        "warnings": list(evaluation.warnings),
-    } | ({"compared": compared} if compared else {}) | _slice_record(evaluation)
+    return (
+        {
+            "format_version": FORMAT_VERSION,
+            "source": str(evaluation.data.source),
+            "baseline": evaluation.baseline,
+            "candidate": evaluation.candidate,
+            "settings": {name: getattr(settings, name) for name in _SETTINGS},
+            "missing_policy": MISSING_COUNTS_AS_FAILED,
+            "thresholds": {
+                metric: _with_exact("value", value, "exact")
+                for metric, value in evaluation.thresholds.as_dict().items()
+            },
+            "versions": versions,
+            "decision": {
+                "release": bool(decision.release),
+                "reasons": list(decision.reasons),
+                "verdict": decision.verdict,
+                "checks": [_check(c) for c in decision.checks],
+            },
+            "comparison": {m.metric: _comparison(m, settings) for m in paired.metrics},
+            "violation_upper_bound": bounds[evaluation.candidate],
+            "violation_upper_bounds": bounds,
+            "missing": {label: list(evaluation.missing_ids(label)) for label in labels},
+            "trials": evaluation.trials_per_version,
+            "warnings": list(evaluation.warnings),
+        }
+        | ({"compared": compared} if compared else {})
+        | _slice_record(evaluation)
+    )

@@ -13,6 +13,7 @@ from ._model import (
     DETAILS,
     HTML,
     MARKDOWN,
+    Block,
     Bullet,
     Bullets,
     Cell,
@@ -26,7 +27,6 @@ from ._model import (
 
 if TYPE_CHECKING:
     from .._results import Results as Evaluation
-    from .._slices import SliceResult
 
 __all__ = [
     "SLICE_COLUMNS",
@@ -195,6 +195,7 @@ def slice_sections(evaluation: Evaluation, views) -> list[Section]:
         return []
     hidden = _not_measured(evaluation)
     sections = []
+    blocks: list[Block]
     if DETAILS in views:
         blocks = [_intro(evaluation), slices_table(evaluation)]
         blocks += [hidden] if hidden is not None else []
