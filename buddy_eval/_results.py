@@ -14,7 +14,14 @@ from ._decision import Decision, decide
 from ._errors import InputError
 from ._loading import EvalInput
 from ._paired_settings import Settings
-from ._scoring import Counts, check_versions, grid_counts, items_frame, score_grid
+from ._scoring import (
+    Counts,
+    baseline_then_candidate,
+    check_versions,
+    grid_counts,
+    items_frame,
+    score_grid,
+)
 from ._slices import SliceFigures, assign_slices, slice_checks, slice_figures
 from ._thresholds import Thresholds
 from ._vocabulary import METRICS
@@ -119,7 +126,7 @@ class Results:
             self._counts = self._shared_counts = full
         else:
             self._shared_counts = grid_counts(self._grid, self.shared)
-            self._counts = _baseline_then_candidate(self._shared_counts, full)
+            self._counts = baseline_then_candidate(self._shared_counts, full)
         if self.settings.rule == "noninferiority":
             shown = {m.metric: m.noninferior for m in self.paired.metrics}
             self.decision: Decision = decide(
@@ -420,21 +427,3 @@ def _shared_mask(shared, n_items: int) -> np.ndarray | None:
             f"{mask.dtype} of shape {mask.shape}"
         )
     return mask.copy()
-
-
-def _baseline_then_candidate(baseline: Counts, candidate: Counts) -> Counts:
-    """The baseline's row of one :class:`Counts` and the candidate's row of another."""
-
-    def rows(a, b):
-        if a is None or b is None:
-            return None
-        dtype = object if object in (a.dtype, b.dtype) else a.dtype
-        return np.stack([a[0], b[1]]).astype(dtype)
-
-    return Counts(
-        baseline.versions,
-        rows(baseline.numerator, candidate.numerator),
-        rows(baseline.denominator, candidate.denominator),
-        rows(baseline.missing, candidate.missing),
-        rows(baseline.scale, candidate.scale),
-    )

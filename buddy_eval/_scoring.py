@@ -811,3 +811,21 @@ def check_versions(data: EvalInput, baseline: str, candidate: str) -> None:
                 source=data.source,
                 line=data.results_line,
             )
+
+
+def baseline_then_candidate(baseline: Counts, candidate: Counts) -> Counts:
+    """The baseline's row of one :class:`Counts` and the candidate's row of another."""
+
+    def rows(a, b):
+        if a is None or b is None:
+            return None
+        dtype = object if object in (a.dtype, b.dtype) else a.dtype
+        return np.stack([a[0], b[1]]).astype(dtype)
+
+    return Counts(
+        baseline.versions,
+        rows(baseline.numerator, candidate.numerator),
+        rows(baseline.denominator, candidate.denominator),
+        rows(baseline.missing, candidate.missing),
+        rows(baseline.scale, candidate.scale),
+    )

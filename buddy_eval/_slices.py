@@ -26,7 +26,7 @@ import numpy as np
 from ._decision import Check
 from ._errors import InputError, quoted
 from ._paired_settings import SLICE_RULES
-from ._scoring import Counts, Grid, grid_counts
+from ._scoring import Counts, Grid, baseline_then_candidate, grid_counts
 from ._vocabulary import ITEM_TYPE_OF, METRICS, RATE_METRICS
 
 if TYPE_CHECKING:
@@ -398,6 +398,15 @@ class SliceResult:
         the slice the baseline passes failing in the candidate, over the
         metric's items of the whole input); None when the slice is ready or
         has no item of the metric's type.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt", slices={"q1": "easy", "q3": "hard"})
+    >>> hard = ev.slices["hard"]
+    >>> hard.items, hard.paired["citation"].ids["fixed"], hard.counts.values("NEW")["citation"]
+    (1, ('q3',), Fraction(1, 1))
+    >>> hard.could_hide["citation"]      # the baseline passes none of it: nothing to hide
+    Fraction(0, 1)
     """
 
     name: str
@@ -417,6 +426,12 @@ class SliceFigures:
     assignment : SliceAssignment
     slices : tuple of SliceResult
         In :attr:`SliceAssignment.names` order.
+
+    Examples
+    --------
+    >>> ev = be.evaluate("data/example.txt", slices={"q1": "easy", "q3": "hard"})
+    >>> [(s.name, s.items) for s in ev.slices.slices]
+    [('easy', 1), ('hard', 1), ('(none)', 2)]
     """
 
     assignment: SliceAssignment
@@ -441,10 +456,8 @@ def slice_figures(results, assignment: SliceAssignment) -> SliceFigures:
     if results.shared is None:
         shared = compared = full
     else:
-        from ._results import _baseline_then_candidate
-
         shared = slice_counts(grid, codes, n_slices, results.shared)
-        compared = [_baseline_then_candidate(s, f) for s, f in zip(shared, full, strict=True)]
+        compared = [baseline_then_candidate(s, f) for s, f in zip(shared, full, strict=True)]
     split = _split_changes(results._changes, codes, n_slices)
     sizes = np.bincount(codes, minlength=n_slices).tolist()
     item_ids = results.data.golden_columns.item_id
