@@ -602,7 +602,12 @@ def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> Vers
 
 
 def _compare_metric(
-    c: Changes, item_ids, values: tuple, labels: tuple[str, str], settings: Settings
+    c: Changes,
+    item_ids,
+    values: tuple,
+    labels: tuple[str, str],
+    settings: Settings,
+    sample_size: bool = True,
 ) -> MetricComparison:
     """Every paired figure of one metric: the counts, then the figures, then the reading.
 
@@ -633,7 +638,7 @@ def _compare_metric(
                 "regressed": _sensitivity(as_regressed, settings),
                 "unchanged": _sensitivity(as_unchanged, settings),
             }
-        if measured:
+        if measured and sample_size:
             observed = table.discordant / table.n if ready else None
             # The sample size assumes at least the drop itself is discordant (a drop of
             # 5 points needs at least 5% of items to change); this is the share it uses.
@@ -706,6 +711,8 @@ def compare_versions(
     baseline: str,
     candidate: str,
     settings: Settings,
+    *,
+    sample_size: bool = True,
 ) -> PairedComparison:
     """Compute every paired figure from the per-metric change arrays.
 
@@ -721,6 +728,10 @@ def compare_versions(
         For the baseline, then the candidate.
     baseline, candidate : str
     settings : Settings
+    sample_size : bool
+        Compute the sample-size hint (``required_n``, the discordance it
+        assumes); False leaves them None (a slice: the hint plans the whole
+        golden set).
 
     Returns
     -------
@@ -730,7 +741,12 @@ def compare_versions(
     labels = (baseline, candidate)
     metrics = [
         _compare_metric(
-            c, item_ids, (baseline_values[c.metric], candidate_values[c.metric]), labels, settings
+            c,
+            item_ids,
+            (baseline_values[c.metric], candidate_values[c.metric]),
+            labels,
+            settings,
+            sample_size,
         )
         for c in changes
     ]

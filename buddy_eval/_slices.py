@@ -251,38 +251,44 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
         raise InputError(message, source=name, line=line, unit="row" if unit == "row" else "line")
 
     golden_ids = data.golden_columns.item_id.to_pylist()
+    items = [item for _, item, _ in rows]
+    labels = [label for _, _, label in rows]
+    clean = (
+        len(set(items)) == len(items) and all(items) and all(labels) and NO_SLICE not in set(labels)
+    )
+    if not clean:  # find the first bad line, in file order, and say what is wrong with it
+        first_line: dict[str, int] = {}
+        for line, item, label in rows:
+            if not item:
+                fail("expected an item id, got an empty id", line)
+            if not label:
+                fail(f"expected a slice name for {quoted(item)}, got an empty one", line)
+            if label == NO_SLICE:
+                fail(
+                    f"the slice name {quoted(NO_SLICE)} is reserved for the golden items not "
+                    "listed; choose another name",
+                    line,
+                )
+            if item in first_line:
+                where = "entry" if unit == "entry" else unit
+                fail(
+                    f"id {quoted(item)} is listed twice (first on {where} {first_line[item]}); "
+                    "an item is in one slice",
+                    line,
+                )
+            first_line[item] = line
+    digest = hashlib.sha256(
+        "".join(f"{i}\t{s}\n" for i, s in zip(items, labels, strict=True)).encode()
+    )
+    names = {label: k for k, label in enumerate(dict.fromkeys(labels))}
     index = {item: k for k, item in enumerate(golden_ids)}
+    position = np.array([index.get(item, -1) for item in items], dtype=np.int64)
+    code_of_row = np.array([names[label] for label in labels], dtype=np.int64)
+    known = position >= 0
     codes = np.full(len(golden_ids), -1, dtype=np.int64)
-    names: dict[str, int] = {}
-    first_line: dict[str, int] = {}
-    unknown: list[str] = []
-    digest = hashlib.sha256()
-    for line, item, label in rows:
-        if not item:
-            fail("expected an item id, got an empty id", line)
-        if not label:
-            fail(f"expected a slice name for {quoted(item)}, got an empty one", line)
-        if label == NO_SLICE:
-            fail(
-                f"the slice name {quoted(NO_SLICE)} is reserved for the golden items not "
-                "listed; choose another name",
-                line,
-            )
-        if item in first_line:
-            where = "entry" if unit == "entry" else unit
-            fail(
-                f"id {quoted(item)} is listed twice (first on {where} {first_line[item]}); "
-                "an item is in one slice",
-                line,
-            )
-        first_line[item] = line
-        digest.update(f"{item}\t{label}\n".encode())
-        code = names.setdefault(label, len(names))
-        position = index.get(item)
-        if position is None:
-            unknown.append(item)
-        else:
-            codes[position] = code
+    codes[position[known]] = code_of_row[known]
+    unknown = [items[k] for k in np.flatnonzero(~known)[: MAX_LISTED_UNKNOWN + 1].tolist()]
+    n_unknown = int(np.count_nonzero(~known))
     ordered = list(names)
     if (codes < 0).any():
         codes[codes < 0] = len(ordered)
@@ -299,8 +305,8 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
         f"{name}: id {quoted(item)} is not a golden item; it is ignored"
         for item in unknown[:MAX_LISTED_UNKNOWN]
     ]
-    if len(unknown) > MAX_LISTED_UNKNOWN:
-        more = len(unknown) - MAX_LISTED_UNKNOWN
+    if n_unknown > MAX_LISTED_UNKNOWN:
+        more = n_unknown - MAX_LISTED_UNKNOWN
         warnings.append(f"{name}: {more} more ids are not golden items; they are ignored")
     return SliceAssignment(
         tuple(ordered), codes, tuple(golden_ids), name, digest.hexdigest(), tuple(warnings)
@@ -483,6 +489,7 @@ def slice_figures(results, assignment: SliceAssignment) -> SliceFigures:
                 results.baseline,
                 results.candidate,
                 results.settings,
+                sample_size=False,
             )
         )
     holm_of = {m: holm([p[m].p_value for p in paired]) for m in RATE_METRICS}

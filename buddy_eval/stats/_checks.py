@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from numbers import Integral, Real
 from typing import cast
 
@@ -20,8 +21,9 @@ def _check_open_unit(name: str, value) -> float:
     return float(value)
 
 
+@functools.lru_cache(maxsize=64)
 def _z(confidence: float) -> float:
-    """Two-sided standard normal quantile: 1.959964 for 95%."""
+    """Two-sided standard normal quantile: 1.959964 for 95% (computed once per level)."""
     from scipy.stats import norm
 
     return float(norm.ppf(1 - (1 - confidence) / 2))
