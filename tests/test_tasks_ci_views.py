@@ -9,7 +9,6 @@ from junitparser import Failure, JUnitXml, Skipped
 from markdown_it import MarkdownIt
 
 from buddy_eval.tasks import compare_runs
-from buddy_eval.tasks._ci_views import comparison_junit, comparison_markdown
 from tests.conftest import DATA, run_cli
 
 FILES = [
@@ -26,7 +25,7 @@ def comparison():
 
 def test_the_junit_counts_equal_the_outcomes_and_the_pairs(comparison, tmp_path):
     path = tmp_path / "r.xml"
-    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    path.write_text(comparison.junit(), encoding="utf-8")
     checks, paired = list(JUnitXml.fromfile(str(path)))
     assert checks.name == "checks tutor|v2" and paired.name == "paired tasks"
     b = comparison.outcomes[comparison.outcomes["run"] == "tutor|v2"]
@@ -49,7 +48,7 @@ def test_the_markdown_tables_equal_the_json_numbers(comparison):
 
     from tests.test_markdown_report import _Tables
 
-    text = comparison_markdown(comparison)
+    text = comparison.markdown()
     page = _Tables()
     page.feed(MarkdownIt("commonmark").enable("table").render(text))
     runs, paired_table = page.tables
@@ -108,7 +107,7 @@ def test_a_lost_task_shows_its_scores_rounded_from_the_exact_counts(tmp_path):
     golden, run_a, run_b = paired_runs([(2, 1)], checks_per_task=3)
     comparison = compare_runs(build_golden(golden), build_run(run_a), build_run(run_b), "A", "B")
     path = tmp_path / "r.xml"
-    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    path.write_text(comparison.junit(), encoding="utf-8")
     _, paired = list(JUnitXml.fromfile(str(path)))
     (case,) = list(paired)
     (failure,) = [r for r in case.result if isinstance(r, Failure)]
