@@ -112,3 +112,20 @@ def test_a_lost_task_shows_its_scores_rounded_from_the_exact_counts(tmp_path):
     (case,) = list(paired)
     (failure,) = [r for r in case.result if isinstance(r, Failure)]
     assert failure.text == "score 0.67 (2 of 3 checks) -> 0.33 (1 of 3 checks)"
+
+
+def test_the_markdown_names_what_the_text_and_the_json_leave_out(comparison):
+    """Unscored pairs, excluded records and the warnings: in the text, the JSON and the summary."""
+    record = comparison.to_dict()
+    text, summary = comparison.report(), comparison.markdown()
+    unscored = record["paired"]["unscored"]
+    excluded = sum(run["excluded_records"] for run in record["runs"].values())
+    assert (unscored, excluded) == (["jv-31"], 2)
+    assert "  in both runs but without a score on one side: jv-31\n" in text
+    assert "- **in both runs but without a score on one side**: jv\\-31\n" in summary
+    assert text.endswith("\nexcluded: 2 records with a golden_id not in the golden set")
+    assert "- **excluded**: 2 records with a golden_id not in the golden set\n" in summary
+    warned = summary.split("\n### 2 warnings\n\n", 1)[1].splitlines()
+    assert len(warned) == len(record["warnings"]) == 2
+    assert warned[0].startswith("- ") and "run\\-a\\.example\\.json\\: record \\#29 " in warned[0]
+    assert "golden\\_id \\'jv\\-old\\-14\\' is not in the golden set" in warned[0]

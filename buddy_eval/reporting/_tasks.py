@@ -30,6 +30,7 @@ from .._phrases import (
     count_of,
 )
 from ..formatting import format_diff, format_p_value, format_rate
+from ._gate_summary import WARNING_LIMIT
 from ._model import (
     ALL_VIEWS,
     DETAILS,
@@ -71,6 +72,10 @@ TASKS_TITLE = "Buddy golden tasks"
 _WHERE_LISTED = "full list: `--format json`"
 #: The summary views: they show the same sections.
 _SUMMARIES = frozenset({MARKDOWN, HTML})
+#: The golden tasks in both runs that the paired statistics leave out.
+_UNSCORED = "in both runs but without a score on one side"
+#: Why a record is left out of the comparison.
+_EXCLUDED = "with a golden_id not in the golden set"
 
 
 def _p(value) -> str:
@@ -127,7 +132,7 @@ def _paired_lines(comparison: ComparisonResults) -> list[tuple[int, Text]]:
     ]
     if p.unscored_ids:
         unscored = IdList(p.unscored_ids)
-        lines.append((1, ("in both runs but without a score on one side: ", unscored)))
+        lines.append((1, (f"{_UNSCORED}: ", unscored)))
     lines += [
         (
             1,
@@ -191,7 +196,7 @@ def _text_section(comparison: ComparisonResults) -> Section:
     ]
     if excluded := len(comparison.unmatched):
         records = count_of(excluded, "record")
-        lines.append((0, (f"excluded: {records} with a golden_id not in the golden set",)))
+        lines.append((0, (f"excluded: {records} {_EXCLUDED}",)))
     return Section("comparison", None, (Lines(tuple(lines)),), frozenset({DETAILS}))
 
 
@@ -260,8 +265,9 @@ def _listed(ids: list[str], lead: Text | str, empty: str = "") -> Bullet:
 
 
 def _summary_sections(comparison: ComparisonResults) -> list[Section]:
-    """The Markdown summary: readiness, a table per run, the paired table, the changed and
-    the unpaired tasks."""
+    """The Markdown summary: readiness, a table per run, the paired table, the changed
+    tasks, the tasks left out of the pairs (unscored on a side, unpaired, missing, excluded
+    records) and the warnings."""
     a, b = (User(label) for label in comparison.labels)
     p = comparison.paired
     readiness = READY if p.ready else f"{NOT_READY} for a decision"
@@ -275,9 +281,12 @@ def _summary_sections(comparison: ComparisonResults) -> list[Section]:
     unpaired = [
         _listed(ids, (User(label), " only")) for label, ids in unpaired_ids(comparison).items()
     ]
+    unscored = _listed(list(p.unscored_ids), _UNSCORED)
     missing = _listed(comparison.missing["golden_id"].tolist(), "missing from both runs")
-    listed = [*changed, *(entry for entry in (*unpaired, missing) if entry.parts)]
-    return [
+    listed = [*changed, *(entry for entry in (unscored, *unpaired, missing) if entry.parts)]
+    if excluded := len(comparison.unmatched):
+        listed.append(Bullet(((f"{count_of(excluded, 'record')} {_EXCLUDED}",),), "excluded"))
+    sections = [
         Section("readiness", None, (needed, _runs_table(comparison)), _SUMMARIES),
         Section(
             "paired",
@@ -286,6 +295,11 @@ def _summary_sections(comparison: ComparisonResults) -> list[Section]:
             _SUMMARIES,
         ),
     ]
+    if comparison.warnings:
+        warned = tuple(Bullet(((User(w, WARNING_LIMIT),),)) for w in comparison.warnings)
+        title = count_of(len(comparison.warnings), "warning")
+        sections.append(Section("warnings", title, (Bullets(warned),), _SUMMARIES))
+    return sections
 
 
 def _score(passed: int, measured: int) -> str:
