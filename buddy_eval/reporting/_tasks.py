@@ -83,43 +83,34 @@ def _p(value) -> str:
     return format_p_value(value).removeprefix("= ")
 
 
+def _line(depth: int, *parts: str | User | IdList) -> tuple[int, Text]:
+    """One line of the text view at ``depth``."""
+    return depth, parts
+
+
 def _run_lines(comparison: ComparisonResults, index: int) -> list[tuple[int, Text]]:
     run = comparison.runs[index]
     f = run_figures(comparison, index)
     by_type = ", ".join(f"{t} {n}" for t, n in f["by_type"].items() if n)
     left_out = f"; {f['unscored_n']} with no measured check left out" if f["unscored_n"] else ""
+    tasks = f"): {count_of(f['n'], 'golden task')} with a record"
     return [
-        (
-            0,
-            (
-                f"run {'AB'[index]} (",
-                User(run.label),
-                ", ",
-                User(run.source),
-                f"): {count_of(f['n'], 'golden task')} with a record",
-            ),
-        ),
-        (
+        _line(0, f"run {'AB'[index]} (", User(run.label), ", ", User(run.source), tasks),
+        _line(
             1,
-            (
-                f"mean score {format_diff(f['mean_score'], 3, sign=False)} over "
-                f"{count_of(f['scored_n'], 'scored task')}{left_out}",
-            ),
+            f"mean score {format_diff(f['mean_score'], 3, sign=False)} over "
+            f"{count_of(f['scored_n'], 'scored task')}{left_out}",
         ),
-        (
+        _line(
             1,
-            (
-                f"all measured checks pass: {f['all_pass_n']} of {f['scored_n']} scored "
-                f"({format_rate(f['all_pass_rate'])}); "
-                f"fully measured: {f['fully_measured_n']} of {f['n']}",
-            ),
+            f"all measured checks pass: {f['all_pass_n']} of {f['scored_n']} scored "
+            f"({format_rate(f['all_pass_rate'])}); "
+            f"fully measured: {f['fully_measured_n']} of {f['n']}",
         ),
-        (
+        _line(
             1,
-            (
-                f"unknown checks (in no denominator): {f['unknown_checks']} of {f['checks_n']}"
-                + (f" ({by_type})" if by_type else ""),
-            ),
+            f"unknown checks (in no denominator): {f['unknown_checks']} of {f['checks_n']}"
+            + (f" ({by_type})" if by_type else ""),
         ),
     ]
 
@@ -127,53 +118,43 @@ def _run_lines(comparison: ComparisonResults, index: int) -> list[tuple[int, Tex
 def _paired_lines(comparison: ComparisonResults) -> list[tuple[int, Text]]:
     a, b = (User(label) for label in comparison.labels)
     p = comparison.paired
-    lines: list[tuple[int, Text]] = [
-        (0, ("paired, ", b, " minus ", a, f": {count_of(p.n, 'golden task')} scored in both runs"))
-    ]
+    pairs = count_of(p.n, "golden task")
+    lines = [_line(0, "paired, ", b, " minus ", a, f": {pairs} scored in both runs")]
     if p.unscored_ids:
-        unscored = IdList(p.unscored_ids)
-        lines.append((1, (f"{_UNSCORED}: ", unscored)))
+        lines.append(_line(1, f"{_UNSCORED}: ", IdList(p.unscored_ids)))
     lines += [
-        (
+        _line(
             1,
-            (
-                f"mean delta {format_diff(p.mean_delta, 3)}; ",
-                b,
-                f" higher {p.wins}, equal {p.ties}, lower {p.losses}; "
-                f"fully measured in both: {p.fully_measured_n} of {p.n}",
-            ),
+            f"mean delta {format_diff(p.mean_delta, 3)}; ",
+            b,
+            f" higher {p.wins}, equal {p.ties}, lower {p.losses}; "
+            f"fully measured in both: {p.fully_measured_n} of {p.n}",
         ),
-        (
+        _line(
             1,
-            (
-                "all measured checks pass: ",
-                a,
-                f" only {p.all_pass_a_only}, ",
-                b,
-                f" only {p.all_pass_b_only}, both {p.all_pass_both}, neither {p.all_pass_neither}",
-            ),
+            "all measured checks pass: ",
+            a,
+            f" only {p.all_pass_a_only}, ",
+            b,
+            f" only {p.all_pass_b_only}, both {p.all_pass_both}, neither {p.all_pass_neither}",
         ),
     ]
     ready = f"({p.n} scored pairs, at least {p.min_n} needed)"
     if not p.ready_for_decision:
-        return [*lines, (1, (f"ready for decision: no {ready}; no significance computed",))]
+        return [*lines, _line(1, f"ready for decision: no {ready}; no significance computed")]
     return [
         *lines,
-        (1, (f"ready for decision: yes {ready}",)),
-        (
+        _line(1, f"ready for decision: yes {ready}"),
+        _line(
             1,
-            (
-                f"{WILCOXON_SIGNED_RANK} p {format_p_value(p.p_value)} ({p.p_value_method}; "
-                f"{HOLM_ADJUSTED_P} {format_p_value(p.p_value_holm)}); "
-                f"sign test p {format_p_value(p.sign_test_p_value)}",
-            ),
+            f"{WILCOXON_SIGNED_RANK} p {format_p_value(p.p_value)} ({p.p_value_method}; "
+            f"{HOLM_ADJUSTED_P} {format_p_value(p.p_value_holm)}); "
+            f"sign test p {format_p_value(p.sign_test_p_value)}",
         ),
-        (
+        _line(
             1,
-            (
-                f"exact {MCNEMAR} on all pass p {format_p_value(p.mcnemar_p_value)} "
-                f"({HOLM_ADJUSTED_P} {format_p_value(p.mcnemar_p_value_holm)})",
-            ),
+            f"exact {MCNEMAR} on all pass p {format_p_value(p.mcnemar_p_value)} "
+            f"({HOLM_ADJUSTED_P} {format_p_value(p.mcnemar_p_value_holm)})",
         ),
     ]
 
@@ -187,16 +168,15 @@ def _text_section(comparison: ComparisonResults) -> Section:
         joined = ["; "] if len(unpaired) > 1 else []
         unpaired += [*joined, User(label), " only: ", IdList(tuple(ids))]
     lines: list[tuple[int, Text]] = [
-        (0, (f"golden tasks: {len(golden.tasks)} with {checks} (", User(golden.source), ")")),
+        _line(0, f"golden tasks: {len(golden.tasks)} with {checks} (", User(golden.source), ")"),
         *_run_lines(comparison, 0),
         *_run_lines(comparison, 1),
         *_paired_lines(comparison),
-        (0, tuple(unpaired)),
-        (0, ("missing from both runs: ", IdList(tuple(comparison.missing["golden_id"])))),
+        _line(0, *unpaired),
+        _line(0, "missing from both runs: ", IdList(tuple(comparison.missing["golden_id"]))),
     ]
     if excluded := len(comparison.unmatched):
-        records = count_of(excluded, "record")
-        lines.append((0, (f"excluded: {records} {_EXCLUDED}",)))
+        lines.append(_line(0, f"excluded: {count_of(excluded, 'record')} {_EXCLUDED}"))
     return Section("comparison", None, (Lines(tuple(lines)),), frozenset({DETAILS}))
 
 
