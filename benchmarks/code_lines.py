@@ -42,6 +42,8 @@ LAYERS = {
     "decision.py": "score and decide",
     "evaluation.py": "api",
     "results.py": "score and decide",
+    "slices.py": "paired",
+    "slice_views.py": "views",
     "paired.py": "paired",
     "trials.py": "paired",
     "stats/": "statistics",
