@@ -73,19 +73,10 @@ MOVING = {
     "RELEASE": {
         "_notebook_report.py",
         "_notebook_views.py",
-        "ledger/_record.py",
-        "ledger/_releases.py",
-        "ledger/_schema.py",
-        "ledger/_show.py",
     },
     "BLOCK": {
-        "_cli/ledger.py",
         "_notebook_report.py",
         "_notebook_views.py",
-        "ledger/_record.py",
-        "ledger/_releases.py",
-        "ledger/_schema.py",
-        "ledger/_show.py",
     },
     "not ready": {
         "_cli/tasks.py",
@@ -94,7 +85,7 @@ MOVING = {
         "tasks/_plotting.py",
     },
     "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
-    "not measured": {"_notebook_views.py", "ledger/_schema.py"},
+    "not measured": {"_notebook_views.py"},
     "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
     "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
 }
