@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,16 @@ def test_the_ledger_views_are_as_pinned(name, story):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(story[name].encode("utf-8"))
     assert story[name] == path.read_bytes().decode("utf-8")
+
+
+@pytest.mark.parametrize("moment", ["released", "rolled-back"])
+def test_the_head_and_the_live_row_agree_on_since_when(moment, story):
+    """The head's ``live: V since D`` and V's row say the same date, after a rollback too."""
+    text = story[f"{moment}/history.txt"]
+    live, since = re.search(r"live: (\S+) since (\S+)$", text.splitlines()[0]).groups()
+    table = story[f"{moment}/table.csv"].splitlines()
+    (row,) = [line for line in table if line.startswith(f"{live},")]
+    released = row.rsplit(",", 1)[1]
+    assert released in (f"{since} (live)", f"{released.split()[0]} (live since {since})")
+    assert (since in released) and sum("(live" in line for line in table) == 1
+    assert json.loads(story[f"{moment}/history-json.json"])["live"] == live

@@ -100,7 +100,8 @@ def _released(found: HistoryResults, row: dict) -> str:
     released = "-" if _na(row["release_date"]) else str(row["release_date"])
     if not row["live"]:
         return released
-    return released + " (live)"
+    since = found.live_since
+    return released + (" (live)" if since == row["release_date"] else f" (live since {since})")
 
 
 def _versions(found: HistoryResults) -> Table:
