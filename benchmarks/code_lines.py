@@ -41,6 +41,7 @@ LAYERS = {
     "scoring.py": "score and decide",
     "decision.py": "score and decide",
     "evaluation.py": "api",
+    "ledger_views.py": "api",
     "results.py": "score and decide",
     "paired.py": "paired",
     "trials.py": "paired",

@@ -84,7 +84,7 @@ _LAZY = {
     "record": "ledger._record",
     "release": "ledger._releases",
     "rollback": "ledger._releases",
-    "history": "ledger._history",
+    "history": "_ledger_views",
     "plot_history": "ledger._plotting",
     "plot_history_grid": "ledger._plotting",
 }

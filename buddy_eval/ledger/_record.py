@@ -45,6 +45,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, quoted
+from .._phrases import verdict_word
 from .._thresholds import decimal_text
 from .._vocabulary import METRICS
 from ..formatting import format_count
@@ -789,7 +790,7 @@ def prepare(
         trials=bool(data.trials),
         compared_items=len(items) - len(not_compared),
         not_compared=not_compared,
-        verdict="RELEASE" if evaluation.decision.release else "BLOCK",
+        verdict=verdict_word(evaluation.decision.release),
         reasons=json.dumps(list(evaluation.decision.reasons)),
         metrics=metrics,
         checks=checks,

@@ -11,8 +11,10 @@ the command line.
 from __future__ import annotations
 
 from ._gate import GATE_TITLE, gate_document
+from ._history import history_document
 from ._json import dumps, render_json
 from ._junit import render_junit
+from ._ledger_show import show_document
 from ._markdown import render_markdown
 from ._model import (
     Bullet,
@@ -65,6 +67,7 @@ __all__ = [
     "details",
     "dumps",
     "gate_document",
+    "history_document",
     "json_record",
     "junit_report",
     "markdown_report",
@@ -72,6 +75,7 @@ __all__ = [
     "render_junit",
     "render_markdown",
     "render_text",
+    "show_document",
     "statistics_text",
     "TASKS_TITLE",
     "tasks_document",
