@@ -71,8 +71,6 @@ def spelt_in(phrase: str) -> list[str]:
 #: does a listed module that no longer spells it (then delete its entry).
 MOVING = {
     "RELEASE": {
-        "_notebook_report.py",
-        "_notebook_views.py",
         "ledger/_record.py",
         "ledger/_releases.py",
         "ledger/_schema.py",
@@ -80,8 +78,6 @@ MOVING = {
     },
     "BLOCK": {
         "_cli/ledger.py",
-        "_notebook_report.py",
-        "_notebook_views.py",
         "ledger/_record.py",
         "ledger/_releases.py",
         "ledger/_schema.py",
@@ -89,14 +85,13 @@ MOVING = {
     },
     "not ready": {
         "_cli/tasks.py",
-        "_notebook_views.py",
         "tasks/_ci_views.py",
         "tasks/_plotting.py",
     },
-    "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
-    "not measured": {"_notebook_views.py", "ledger/_schema.py"},
+    "ready for a decision": {"tasks/_ci_views.py"},
+    "not measured": {"ledger/_schema.py"},
     "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
-    "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
+    "Holm": {"tasks/_ci_views.py", "tasks/_report.py"},
 }
 
 

@@ -11,6 +11,7 @@ the command line.
 from __future__ import annotations
 
 from ._gate import GATE_TITLE, gate_document
+from ._html import render_html
 from ._json import dumps, render_json
 from ._junit import render_junit
 from ._markdown import render_markdown
@@ -72,4 +73,5 @@ __all__ = [
     "render_markdown",
     "render_text",
     "statistics_text",
+    "render_html",
 ]
