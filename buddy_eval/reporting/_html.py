@@ -152,7 +152,7 @@ def render_html(
     >>> from buddy_eval.reporting import gate_document, render_html
     >>> document = gate_document(be.evaluate("data/example.txt"), {"html"})
     >>> html = render_html(document)
-    >>> html[:84]
+    >>> html[:83]
     '<div class="buddy-eval-document buddy-eval-gate tex2jax_ignore mathjax_ignore"><h2>'
     >>> "<td>refusal</td><td>1.00 (1/1)</td><td>0.00 (0/1)</td>" in html
     True
