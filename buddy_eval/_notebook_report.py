@@ -258,7 +258,7 @@ def render_report(
     from .reporting._model import HTML
 
     document = gate_document(evaluation, {HTML})
-    verdict = document.section("verdict").blocks[0]
+    verdict = _verdict_of(document)
     why = render_html(document, sections=[document.section("explained")])
     digest = hashlib.sha256(content).hexdigest()
     banner = report_banner(evaluation, name=name, sha256=digest, date=date, document=document)
@@ -358,12 +358,19 @@ def export_body(nb, *, with_code: bool = False) -> str:
     return body.strip()
 
 
+def _verdict_of(document):
+    """The verdict block of a gate document."""
+    from .reporting import Verdict
+
+    return next(b for b in document.section("verdict").blocks if isinstance(b, Verdict))
+
+
 def report_banner(evaluation, *, name: str, sha256: str, date=None, document=None) -> str:
     """The verdict banner and the provenance list at the top of the report (escaped).
 
     The banner lays out the verdict of the evaluation's gate document (its
-    word and reasons, the labels compared; ``document`` when already built);
-    the rest is provenance.
+    word and reasons; ``document`` when already built), the labels compared
+    and the provenance.
     """
     from . import __version__
     from .reporting import gate_document
@@ -372,15 +379,14 @@ def report_banner(evaluation, *, name: str, sha256: str, date=None, document=Non
 
     if document is None:
         document = gate_document(evaluation, {HTML})
-    verdict = document.section("verdict").blocks[0]
+    verdict = _verdict_of(document)
     reasons = "".join(f"<li>{escape(r)}</li>" for r in verdict.reasons)
-    candidate, _, baseline = verdict.sentence
     facts = [
         ("input", html_text(name)),
         ("SHA-256", f"<code>{sha256}</code>"),
         ("buddy-eval", escape(__version__)),
-        ("baseline", f"<code>{html_text(baseline.text)}</code>"),
-        ("candidate", f"<code>{html_text(candidate.text)}</code>"),
+        ("baseline", f"<code>{html_text(evaluation.baseline)}</code>"),
+        ("candidate", f"<code>{html_text(evaluation.candidate)}</code>"),
     ]
     if date is not None:
         shown = date.isoformat() if hasattr(date, "isoformat") else str(date)

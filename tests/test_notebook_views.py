@@ -58,7 +58,7 @@ def test_repr_html_is_the_summary(ev):
 def test_summary_holds_verdict_metrics_thresholds_missing_and_flips(ev):
     html = evaluation_html(ev)
     assert (
-        "<strong>BLOCK</strong>: NEW may not replace OLD:</p><ul class=\"reasons\">"
+        '<strong>BLOCK</strong>: NEW may not replace OLD:</p><ul class="reasons">'
         "<li>refusal below threshold</li><li>integrity violations</li>"
         "<li>regression in citation</li><li>regression in refusal</li></ul>" in html
     )

@@ -59,7 +59,8 @@ def _change_words(m, paired, base: User) -> Text:
             f"({n}, fewer than {paired.settings.min_paired})",
         )
     code, words = m.reading
-    interval = "-" if m.diff_ci is None else format_interval(*m.diff_ci, signed=True)
+    low, high = m.diff_ci  # a ready metric has its interval
+    interval = format_interval(low, high, signed=True)
     return (
         ". The change from ",
         base,
