@@ -515,7 +515,8 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
         assert row[4] == ev.decision.status(metric)
     assert by_metric["violations"][1:3] == [lines["OLD"]["violations"], lines["NEW"]["violations"]]
     # the decision summary right under the banner, then the sections in reading order
-    assert html.index("</header>") < html.index("buddy-eval-explained") < html.index("<main>")
+    why = html.index('<section class="buddy-eval-explained">')
+    assert html.index("</header>") < why < html.index("<main>")
     headings = [h.replace("\u00b6", "").strip() for h in page.headings]
     trust, every = headings.index("How far to trust the verdict"), headings.index("Every item")
     assert trust < headings.index("What changed between the versions") < every
