@@ -279,3 +279,42 @@ def test_the_report_shows_the_gates_verdict_under_every_rule(rule, tmp_path, liv
     assert f"<h3>Why {word}</h3>" in html
     # the notebook's own canonical lines end in the same verdict
     assert f"{printed}\n" in unescape(html)
+
+
+def test_every_block_of_the_model_is_laid_out_escaped():
+    from buddy_eval.reporting import (
+        Bullet,
+        Bullets,
+        Column,
+        Document,
+        IdList,
+        Lines,
+        Paragraph,
+        Rows,
+        Section,
+        Table,
+        User,
+    )
+
+    ids = IdList(("<a>", "b", "c"), "fixed", cap=2)
+    blocks = (
+        Paragraph(("it is ", User("<x>"), "."), lead="First"),
+        Lines(((0, ("top",)), (1, ("under ", User("&"))), (0, ("next",)))),
+        Bullets((Bullet((("see ", ids),), lead=("on ", User("<v>"))),)),
+        Rows(((User("<r>"), "text"),)),
+        Table((Column("k", ("id in ", User("<v>"))),), ((User("<q>"),),)),
+        IdList(("q1", "q2"), where="every item below"),
+    )
+    title = ("Part for ", User("<v>"))
+    html = render_html(Document("example", "T", (Section("s", title, blocks),)))
+    assert html == (
+        '<div class="buddy-eval-document buddy-eval-example tex2jax_ignore mathjax_ignore">'
+        '<h2>T</h2><section class="buddy-eval-s"><h3>Part for &lt;v&gt;</h3>'
+        "<p><strong>First</strong>: it is &lt;x&gt;.</p>"
+        "<ul><li>top<ul><li>under &amp;</li></ul></li><li>next</li></ul>"
+        "<ul><li><strong>on &lt;v&gt;</strong>: see fixed 3: &lt;a&gt;, b and 1 more</li></ul>"
+        "<table><tr><th>&lt;r&gt;</th><td>text</td></tr></table>"
+        "<table><thead><tr><th>id in &lt;v&gt;</th></tr></thead>"
+        "<tbody><tr><td>&lt;q&gt;</td></tr></tbody></table>"
+        "<p>q1, q2</p></section></div>"
+    )

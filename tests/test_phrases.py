@@ -34,6 +34,7 @@ PHRASES = (
     "Clopper-Pearson",
     "too few items to tell",
     "items are counted, not trials",
+    "Wilcoxon",
 )
 
 
@@ -83,15 +84,8 @@ MOVING = {
         "ledger/_schema.py",
         "ledger/_show.py",
     },
-    "not ready": {
-        "_cli/tasks.py",
-        "tasks/_ci_views.py",
-        "tasks/_plotting.py",
-    },
-    "ready for a decision": {"tasks/_ci_views.py"},
     "not measured": {"ledger/_schema.py"},
-    "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
-    "Holm": {"tasks/_ci_views.py", "tasks/_report.py"},
+    "McNemar": {"_paired.py"},
 }
 
 

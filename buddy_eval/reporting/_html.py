@@ -48,23 +48,30 @@ def html_text(text: object) -> str:
     return escape(escape_invisible(text), quote=False)
 
 
-def _inline(part: str | User) -> str:
+def _inline(part: str | User | IdList) -> str:
+    if isinstance(part, IdList):
+        return _ids(part)
     return html_text(part.text) if isinstance(part, User) else escape(part, quote=False)
 
 
-def _text(text: Text | str) -> str:
-    return escape(text, quote=False) if isinstance(text, str) else "".join(map(_inline, text))
+def _text(text: Text | str | User) -> str:
+    if isinstance(text, (str, User)):
+        return _inline(text)
+    return "".join(_inline(p) for p in text)
 
 
 def _ids(ids: IdList) -> str:
-    shown = id_list([html_text(i) for i in ids.shown], len(ids.ids))
+    # a list's own ``where`` is said; by default the HTML views name no place (the report
+    # lists every item in its tables, the notebook has the result itself)
+    where = None if ids.where is None else escape(ids.where, quote=False)
+    shown = id_list([html_text(i) for i in ids.shown], len(ids.ids), where=where)
     return shown if ids.label is None else f"{escape(ids.label)} {len(ids.ids)}: {shown}"
 
 
 def _bullet(entry: Bullet) -> str:
     parts = [_ids(p) if isinstance(p, IdList) else _text(p) for p in entry.parts]
     body = escape(entry.sep).join(parts) if parts else escape(entry.empty)
-    lead = f"<strong>{escape(entry.lead)}</strong>: " if entry.lead else ""
+    lead = f"<strong>{_text(entry.lead)}</strong>: " if entry.lead else ""
     return f"<li>{lead}{body}</li>"
 
 
@@ -87,10 +94,9 @@ def _lines(lines: Lines) -> str:
 
 
 def _table(table: Table) -> str:
-    head = "".join(f"<th>{_inline(h)}</th>" for h in table.headings())
+    head = "".join(f"<th>{_text(h)}</th>" for h in table.headings())
     body = "".join(
-        "<tr>" + "".join(f"<td>{escape(c, quote=False)}</td>" for c in row) + "</tr>"
-        for row in table.cells()
+        "<tr>" + "".join(f"<td>{_text(c)}</td>" for c in row) + "</tr>" for row in table.cells()
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -107,7 +113,8 @@ def _verdict(block: Verdict) -> str:
 
 def _block(block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p>{_text(block.text)}</p>"
+        lead = f"<strong>{escape(block.lead)}</strong>: " if block.lead else ""
+        return f"<p>{lead}{_text(block.text)}</p>"
     if isinstance(block, Verdict):
         return _verdict(block)
     if isinstance(block, Table):
