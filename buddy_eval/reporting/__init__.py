@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ._gate import GATE_TITLE, gate_document
 from ._history import history_document
+from ._html import render_html
 from ._json import dumps, render_json
 from ._junit import render_junit
 from ._ledger_show import show_document
@@ -79,4 +80,5 @@ __all__ = [
     "statistics_text",
     "TASKS_TITLE",
     "tasks_document",
+    "render_html",
 ]

@@ -15,6 +15,8 @@ from .._phrases import verdict_word
 from ._gate_cases import gate_suites
 from ._gate_coverage import coverage_lines, coverage_record
 from ._gate_details import details_sections
+from ._gate_explained import explained_section
+from ._gate_metrics import metrics_section
 from ._gate_record import gate_record
 from ._gate_summary import summary_sections
 from ._model import ALL_VIEWS, DETAILS, HTML, JSON, JUNIT, MARKDOWN, Document
@@ -68,6 +70,10 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     sections = []
     if views & {MARKDOWN, HTML}:
         sections += summary_sections(evaluation, coverage)
+    if HTML in views:  # the metrics table and what the verdict rests on, after the rates
+        after = next(k for k, s in enumerate(sections) if s.key == "rates") + 1
+        html = [metrics_section(evaluation, sections[after - 1]), explained_section(evaluation)]
+        sections[after:after] = html
     if DETAILS in views:
         sections += details_sections(evaluation, coverage)
     return Document(
