@@ -22,6 +22,7 @@ The kernels:
 - :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
   :func:`occurrences`: hashing values once, finding duplicates among integer
   codes, numbering the repeats of each code.
+- :func:`sums_by_key`: sums of whole numbers per distinct integer key.
 - :func:`contains_casefold`: ``word.casefold() in text.casefold()`` for many
   (text, word) pairs.
 - :class:`Texts`: strings kept as a view on the input bytes.
@@ -61,6 +62,8 @@ __all__ = [
     "split_lines",
     "split_lines_reference",
     "strings",
+    "sums_by_key",
+    "sums_by_key_reference",
     "value_offsets",
 ]
 
@@ -561,6 +564,30 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
         first[slot[numbered]] = n
         remaining = remaining[~is_first]
         number += 1
+    return out
+
+
+def sums_by_key(keys: np.ndarray, weights: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys in ``[0, span)``, ascending, and the sum of the weights of each.
+
+    Linear counting (``bincount``) when ``span`` is small against the rows,
+    else one sort (``np.unique``). Sums are added as floats, exact below
+    2**53, and returned as int64. Must equal :func:`sums_by_key_reference`.
+    """
+    if span <= 4 * len(keys) + 1024:
+        groups = np.flatnonzero(np.bincount(keys, minlength=span))
+        group_of = np.searchsorted(groups, keys)
+    else:
+        groups, group_of = np.unique(keys, return_inverse=True)
+    sums = np.bincount(group_of, weights=weights, minlength=len(groups))
+    return groups, np.rint(sums).astype(np.int64)
+
+
+def sums_by_key_reference(keys, weights) -> dict[int, int]:
+    """The slow twin of :func:`sums_by_key`: a dict of sums per key, keys ascending."""
+    out: dict[int, int] = {}
+    for key, weight in sorted(zip(keys, weights, strict=True)):
+        out[key] = out.get(key, 0) + weight
     return out
 
 

@@ -146,6 +146,19 @@ def test_occurrences_equals_reference(keys):
     assert out.tolist() == kernels.occurrences_reference(keys)
 
 
+@given(
+    st.lists(st.tuples(st.integers(0, 50), st.integers(0, 9)), max_size=80),
+    st.sampled_from([51, 10_000]),  # counting, then sorting
+)
+def test_sums_by_key_equals_reference(rows, span):
+    keys = np.array([k for k, _ in rows], np.int64)
+    weights = np.array([w for _, w in rows], np.int64)
+    groups, sums = kernels.sums_by_key(keys, weights, span)
+    want = kernels.sums_by_key_reference(keys.tolist(), weights.tolist())
+    assert dict(zip(groups.tolist(), sums.tolist(), strict=True)) == want
+    assert groups.tolist() == list(want)
+
+
 TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]
 
 

@@ -95,7 +95,7 @@ MOVING = {
     },
     "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
     "not measured": {"_notebook_views.py", "ledger/_schema.py"},
-    "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
+    "McNemar": {"tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
     "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
 }
 
