@@ -10,7 +10,8 @@ inputs (:mod:`benchmarks.generate`):
   ``--trials`` trials per (version, item) (default 5):
   ``buddy-eval --trials --details FILE``.
 
-Each command runs ``--repeat`` times (default 5) in this checkout and at
+Each command runs ``--repeat`` times (default 5; the trials command
+``--trial-repeat`` times, default 3) in this checkout and at
 ``--rev`` (default ``HEAD``; its package exported with ``git archive`` into
 a temporary folder), the two alternating so that both see the same load.
 The table gives the median seconds of each and the ratio (this checkout
@@ -97,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--trials", type=int, default=5, help="trials per (version, item)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
+    parser.add_argument(
+        "--trial-repeat", type=int, default=3, help="runs of the trials command (median)"
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -109,19 +113,24 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     commands = [
-        (f"buddy-eval FILE ({args.items:,} items)", [one]),
-        (f"buddy-eval --details FILE ({args.items:,} items)", ["--details", one]),
-        (f"buddy-eval --format json FILE ({args.items:,} items)", ["--format", "json", one]),
+        (f"buddy-eval FILE ({args.items:,} items)", [one], args.repeat),
+        (f"buddy-eval --details FILE ({args.items:,} items)", ["--details", one], args.repeat),
+        (
+            f"buddy-eval --format json FILE ({args.items:,} items)",
+            ["--format", "json", one],
+            args.repeat,
+        ),
         (
             f"buddy-eval --trials --details FILE ({args.trial_items:,} items x {args.trials})",
             ["--trials", "--details", many],
+            args.trial_repeat,
         ),
     ]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         _export(args.rev, folder)
-        for name, command in commands:
-            rows.append(compare(name, command, folder, args.repeat))
+        for name, command, repeat in commands:
+            rows.append(compare(name, command, folder, repeat))
             r = rows[-1]
             print(f"{name}: {r['base']:.2f} s -> {r['here']:.2f} s", file=sys.stderr, flush=True)
     width = max(len(r["command"]) for r in rows)
@@ -129,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['command']:{width}}  {r['base']:>9.3f}s  {r['here']:>9.3f}s  {r['ratio']:>6.3f}")
     print(
-        f"medians of {args.repeat} runs each, alternating; outputs identical; "
+        f"medians of {args.repeat} runs each ({args.trial_repeat} with trials), alternating; "
+        "outputs identical; "
         f"{os.cpu_count()} CPUs; took {time.perf_counter() - started:.0f} s"
     )
     return 0
