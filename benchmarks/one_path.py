@@ -14,8 +14,10 @@ Each command runs ``--repeat`` times (default 5; the trials command
 ``--trial-repeat`` times, default 3) in this checkout and at
 ``--rev`` (default ``HEAD``; its package exported with ``git archive`` into
 a temporary folder), the two alternating so that both see the same load.
-The table gives the median seconds of each and the ratio (this checkout
-over the revision; below 1.0 is faster). The run stops with an error unless
+The table gives the median wall seconds of each and the ratio (this
+checkout over the revision; below 1.0 is faster), then the same for the
+CPU seconds (user + system) of the process, which a busy machine disturbs
+less than the wall time. The run stops with an error unless
 both print the same bytes and exit with the same status::
 
     python -m benchmarks.one_path --rev main
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -52,8 +55,9 @@ def _export(rev: str, folder: str) -> None:
     subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
 
 
-def _run(package_root: str, args: list[str]) -> tuple[float, bytes, int]:
-    """One whole process of the gate found under ``package_root``: (seconds, stdout, status)."""
+def _run(package_root: str, args: list[str]) -> tuple[float, float, bytes, int]:
+    """One whole process of the gate under ``package_root``: (wall s, CPU s, stdout, status)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-c", _GATE, package_root, *args],
@@ -62,29 +66,34 @@ def _run(package_root: str, args: list[str]) -> tuple[float, bytes, int]:
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     if proc.returncode not in (0, 1):
         raise SystemExit(
             f"FAIL: {' '.join(args)} exited with {proc.returncode} under {package_root}:\n"
             + proc.stderr.decode(errors="replace")
         )
-    return seconds, proc.stdout, proc.returncode
+    return seconds, cpu, proc.stdout, proc.returncode
 
 
 def compare(name: str, args: list[str], base_root: str, repeat: int) -> dict:
-    """Median seconds of ``args`` at the revision and in this checkout, alternating runs."""
-    base, here = [], []
-    base_out = here_out = None
+    """Median wall and CPU seconds of ``args`` at the revision and here, alternating runs."""
+    runs: dict[str, list[tuple[float, float]]] = {"base": [], "here": []}
+    outputs = {}
     for _ in range(repeat):
-        seconds, out, status = _run(base_root, args)
-        base.append(seconds)
-        base_out = (out, status)
-        seconds, out, status = _run(str(ROOT), args)
-        here.append(seconds)
-        here_out = (out, status)
-    if base_out != here_out:
+        for side, root in (("base", base_root), ("here", str(ROOT))):
+            seconds, cpu, out, status = _run(root, args)
+            runs[side].append((seconds, cpu))
+            outputs[side] = (out, status)
+    if outputs["base"] != outputs["here"]:
         raise SystemExit(f"FAIL: {name}: this checkout and the revision print different outputs")
-    b, h = statistics.median(base), statistics.median(here)
-    return {"command": name, "base": b, "here": h, "ratio": h / b}
+    row: dict = {"command": name}
+    for side, times in runs.items():
+        row[side] = statistics.median(t[0] for t in times)
+        row[side + "_cpu"] = statistics.median(t[1] for t in times)
+    row["ratio"] = row["here"] / row["base"]
+    row["cpu_ratio"] = row["here_cpu"] / row["base_cpu"]
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,9 +143,15 @@ def main(argv: list[str] | None = None) -> int:
             r = rows[-1]
             print(f"{name}: {r['base']:.2f} s -> {r['here']:.2f} s", file=sys.stderr, flush=True)
     width = max(len(r["command"]) for r in rows)
-    print(f"{'command':{width}}  {args.rev:>10}  {'checkout':>10}  {'ratio':>6}")
+    print(
+        f"{'command':{width}}  {args.rev:>10}  {'checkout':>10}  {'ratio':>6}"
+        f"  {'CPU ' + args.rev:>12}  {'CPU checkout':>12}  {'ratio':>6}"
+    )
     for r in rows:
-        print(f"{r['command']:{width}}  {r['base']:>9.3f}s  {r['here']:>9.3f}s  {r['ratio']:>6.3f}")
+        print(
+            f"{r['command']:{width}}  {r['base']:>9.3f}s  {r['here']:>9.3f}s  {r['ratio']:>6.3f}"
+            f"  {r['base_cpu']:>11.3f}s  {r['here_cpu']:>11.3f}s  {r['cpu_ratio']:>6.3f}"
+        )
     print(
         f"medians of {args.repeat} runs each ({args.trial_repeat} with trials), alternating; "
         "outputs identical; "

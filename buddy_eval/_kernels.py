@@ -570,16 +570,16 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
 def sums_by_key(keys: np.ndarray, weights: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct keys in ``[0, span)``, ascending, and the sum of the weights of each.
 
-    Linear counting (``bincount``) when ``span`` is small against the rows,
-    else one sort (``np.unique``). Sums are added as floats, exact below
+    Linear counting (two ``bincount``) when ``span`` is small against the
+    rows, else one sort (``np.unique``). Sums are added as floats, exact below
     2**53, and returned as int64. Must equal :func:`sums_by_key_reference`.
     """
     if span <= 4 * len(keys) + 1024:
         groups = np.flatnonzero(np.bincount(keys, minlength=span))
-        group_of = np.searchsorted(groups, keys)
+        sums = np.bincount(keys, weights=weights, minlength=span)[groups]
     else:
         groups, group_of = np.unique(keys, return_inverse=True)
-    sums = np.bincount(group_of, weights=weights, minlength=len(groups))
+        sums = np.bincount(group_of, weights=weights, minlength=len(groups))
     return groups, np.rint(sums).astype(np.int64)
 
 

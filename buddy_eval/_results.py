@@ -332,7 +332,9 @@ class Results:
 
     def _unequal_trials(self, version: str, trials: np.ndarray) -> list[str]:
         """A warning when the items a version has results for differ in trial counts."""
-        counts, items = np.unique(trials[trials > 0], return_counts=True)
+        per_count = np.bincount(trials)
+        counts = np.flatnonzero(per_count[1:]) + 1
+        items = per_count[counts]
         if len(counts) < 2:
             return []
         # Most items first; ties by more trials first.

@@ -256,13 +256,19 @@ def _score_results(
         passes_all += np.bincount(cells[every], minlength=n_cells)
         del flags, every
 
-        # The first trials fill the grid's cells.
-        first = np.ones(len(rows), bool) if join.trial is None else join.trial[rows] == 0
+        # The first trials fill the grid's cells (without trial numbers every
+        # row is its cell's one trial).
+        lacking = ~scored.found
+        first: slice | np.ndarray = slice(None)
+        if join.trial is not None:
+            is_first = join.trial[rows] == 0
+            lacking &= is_first[scored.pair_row]
+            first = is_first
         first_cells = cells[first]
         refused[first_cells] = scored.refused[first]
         cited_match[first_cells] = scored.cited[first]
         n_missed[first_cells] = scored.n_missed[first]
-        miss = np.flatnonzero(~scored.found & first[scored.pair_row])
+        miss = np.flatnonzero(lacking)
         missed_cells.append(cells[scored.pair_row[miss]])
         missed_kws.append(scored.pair_kw[miss])
     # A first trial's missed pairs are in keyword order: a stable sort by cell
@@ -615,8 +621,9 @@ def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
 
     trials, passes = grid.trials, grid.passes
     missing = trials == 0
-    version = np.repeat(np.arange(n_versions), n_items)
     span = int(trials.max(initial=0)) + 1
+    # Per cell: its (version, trial count) as one key.
+    key = np.repeat(np.arange(n_versions) * span, n_items) + trials
     numerator, denominator, missed, scale = [], [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
@@ -630,9 +637,7 @@ def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
             continue
         tried = applies & ~missing
         # The passing trials of each distinct (version, trial count) pair.
-        groups, sums = kernels.sums_by_key(
-            version[tried] * span + trials[tried], passes[metric][tried], n_versions * span
-        )
+        groups, sums = kernels.sums_by_key(key[tried], passes[metric][tried], n_versions * span)
         pairs = [divmod(g, span) for g in groups.tolist()]
         nums, scales = [0] * n_versions, [1] * n_versions
         for v, n in pairs:
