@@ -567,27 +567,33 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
     return out
 
 
-def sums_by_key(keys: np.ndarray, weights: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys in ``[0, span)``, ascending, and the sum of the weights of each.
+def sums_by_key(
+    keys: np.ndarray, weights: np.ndarray, span: int, where: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Over the rows ``where`` holds: the distinct keys in ``[0, span)``, ascending, and
+    the sum of the weights (whole numbers) of each.
 
-    Linear counting (two ``bincount``) when ``span`` is small against the
-    rows, else one sort (``np.unique``). Sums are added as floats, exact below
+    Linear counting (two ``bincount``, the rows left out sent to one extra
+    slot rather than copied out) when ``span`` is small against the rows,
+    else one sort (``np.unique``). Sums are added as floats, exact below
     2**53, and returned as int64. Must equal :func:`sums_by_key_reference`.
     """
     if span <= 4 * len(keys) + 1024:
-        groups = np.flatnonzero(np.bincount(keys, minlength=span))
-        sums = np.bincount(keys, weights=weights, minlength=span)[groups]
+        slot = np.where(where, keys, span)
+        groups = np.flatnonzero(np.bincount(slot, minlength=span + 1)[:span])
+        sums = np.bincount(slot, weights=weights, minlength=span + 1)[groups]
     else:
-        groups, group_of = np.unique(keys, return_inverse=True)
-        sums = np.bincount(group_of, weights=weights, minlength=len(groups))
+        groups, group_of = np.unique(keys[where], return_inverse=True)
+        sums = np.bincount(group_of, weights=weights[where], minlength=len(groups))
     return groups, np.rint(sums).astype(np.int64)
 
 
-def sums_by_key_reference(keys, weights) -> dict[int, int]:
+def sums_by_key_reference(keys, weights, where) -> dict[int, int]:
     """The slow twin of :func:`sums_by_key`: a dict of sums per key, keys ascending."""
     out: dict[int, int] = {}
-    for key, weight in sorted(zip(keys, weights, strict=True)):
-        out[key] = out.get(key, 0) + weight
+    for key, weight, kept in sorted(zip(keys, weights, where, strict=True)):
+        if kept:
+            out[key] = out.get(key, 0) + weight
     return out
 
 

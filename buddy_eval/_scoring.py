@@ -235,9 +235,9 @@ def _score_results(
     refused = np.zeros(n_cells, dtype=bool)
     cited_match = np.zeros(n_cells, dtype=bool)
     n_missed = np.zeros(n_cells, dtype=np.int64)
-    trials = np.zeros(n_cells, dtype=np.int64)
-    passes = {metric: np.zeros(n_cells, dtype=np.int64) for metric in METRICS}
-    passes_all = np.zeros(n_cells, dtype=np.int64)
+    # Per cell: its trials ("trials"), those counting in each metric, those
+    # passing every check ("all"); added up block after block.
+    totals: dict[str, np.ndarray] = {}
     missed_cells: list[np.ndarray] = []
     missed_kws: list[np.ndarray] = []
 
@@ -250,11 +250,14 @@ def _score_results(
         every = np.where(
             scored.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
         )
-        trials += np.bincount(cells, minlength=n_cells)
-        for metric, flag in flags.items():
-            passes[metric] += np.bincount(cells[flag], minlength=n_cells)
-        passes_all += np.bincount(cells[every], minlength=n_cells)
-        del flags, every
+        counted = {"trials": cells, **{m: cells[f] for m, f in flags.items()}, "all": cells[every]}
+        for name, where in counted.items():
+            part = np.bincount(where, minlength=n_cells)
+            if name in totals:
+                totals[name] += part
+            else:
+                totals[name] = part
+        del flags, every, counted
 
         # The first trials fill the grid's cells (without trial numbers every
         # row is its cell's one trial).
@@ -277,6 +280,9 @@ def _score_results(
     missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kws])
     order = np.argsort(missed_cell, kind="stable")
     missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw[order]))
+    for name in ("trials", *METRICS, "all"):
+        if name not in totals:  # no result row at all
+            totals[name] = np.zeros(n_cells, dtype=np.int64)
     return Grid(
         versions,
         row_of,
@@ -285,9 +291,9 @@ def _score_results(
         cited_match,
         n_missed,
         missed,
-        trials,
-        passes,
-        passes_all,
+        totals["trials"],
+        {metric: totals[metric] for metric in METRICS},
+        totals["all"],
         repeated,
     )
 
@@ -635,9 +641,9 @@ def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
             numerator.append(count(applies & (passes[metric] > 0)).tolist())
             scale.append([1] * n_versions)
             continue
-        tried = applies & ~missing
         # The passing trials of each distinct (version, trial count) pair.
-        groups, sums = kernels.sums_by_key(key[tried], passes[metric][tried], n_versions * span)
+        tried = applies & ~missing
+        groups, sums = kernels.sums_by_key(key, passes[metric], n_versions * span, tried)
         pairs = [divmod(g, span) for g in groups.tolist()]
         nums, scales = [0] * n_versions, [1] * n_versions
         for v, n in pairs:

@@ -147,14 +147,15 @@ def test_occurrences_equals_reference(keys):
 
 
 @given(
-    st.lists(st.tuples(st.integers(0, 50), st.integers(0, 9)), max_size=80),
+    st.lists(st.tuples(st.integers(0, 50), st.integers(0, 9), st.booleans()), max_size=80),
     st.sampled_from([51, 10_000]),  # counting, then sorting
 )
 def test_sums_by_key_equals_reference(rows, span):
-    keys = np.array([k for k, _ in rows], np.int64)
-    weights = np.array([w for _, w in rows], np.int64)
-    groups, sums = kernels.sums_by_key(keys, weights, span)
-    want = kernels.sums_by_key_reference(keys.tolist(), weights.tolist())
+    keys = np.array([k for k, _, _ in rows], np.int64)
+    weights = np.array([w for _, w, _ in rows], np.int64)
+    where = np.array([kept for _, _, kept in rows], bool)
+    groups, sums = kernels.sums_by_key(keys, weights, span, where)
+    want = kernels.sums_by_key_reference(keys.tolist(), weights.tolist(), where.tolist())
     assert dict(zip(groups.tolist(), sums.tolist(), strict=True)) == want
     assert groups.tolist() == list(want)
 
