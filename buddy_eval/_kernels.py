@@ -22,7 +22,8 @@ The kernels:
 - :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
   :func:`occurrences`: hashing values once, finding duplicates among integer
   codes, numbering the repeats of each code.
-- :func:`sums_by_key`: sums of whole numbers per distinct integer key.
+- :func:`counts_per_slot`, :func:`sums_by_key`: rows per slot, sums of whole
+  numbers per distinct integer key.
 - :func:`contains_casefold`: ``word.casefold() in text.casefold()`` for many
   (text, word) pairs.
 - :class:`Texts`: strings kept as a view on the input bytes.
@@ -44,6 +45,8 @@ __all__ = [
     "Texts",
     "contains_casefold",
     "contains_casefold_reference",
+    "counts_per_slot",
+    "counts_per_slot_reference",
     "find_line",
     "first_appearance_codes",
     "first_byte",
@@ -564,6 +567,31 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
         first[slot[numbered]] = n
         remaining = remaining[~is_first]
         number += 1
+    return out
+
+
+def counts_per_slot(
+    slots: np.ndarray, n_slots: int, where: np.ndarray | None = None, *, distinct: bool = False
+) -> np.ndarray:
+    """Per slot in ``[0, n_slots)``: how many rows (of those ``where`` holds) fall in it, int64.
+
+    ``distinct=True`` promises that no slot holds two rows: the mask is then
+    written into the slots (one scatter, no copy of the selected rows);
+    otherwise one ``bincount`` of the selected slots. Must equal
+    :func:`counts_per_slot_reference`.
+    """
+    if distinct:
+        out = np.zeros(n_slots, np.int64)
+        out[slots] = 1 if where is None else where
+        return out
+    return np.bincount(slots if where is None else slots[where], minlength=n_slots)
+
+
+def counts_per_slot_reference(slots, n_slots: int, where) -> list[int]:
+    """The slow twin of :func:`counts_per_slot`: a running count per slot."""
+    out = [0] * n_slots
+    for slot, kept in zip(slots, where, strict=True):
+        out[slot] += bool(kept)
     return out
 
 

@@ -250,9 +250,10 @@ def _score_results(
         every = np.where(
             scored.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
         )
-        counted = {"trials": cells, **{m: cells[f] for m, f in flags.items()}, "all": cells[every]}
+        counted = {"trials": None, **flags, "all": every}
         for name, where in counted.items():
-            part = np.bincount(where, minlength=n_cells)
+            # Without repeated trials a cell holds one row at most.
+            part = kernels.counts_per_slot(cells, n_cells, where, distinct=not repeated)
             if name in totals:
                 totals[name] += part
             else:
