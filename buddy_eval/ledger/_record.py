@@ -622,11 +622,7 @@ def _versions(evaluation, fingerprints: pa.Array, answers: bool) -> list[_Versio
     results, join = data.result_columns, data.join
     n_items = len(data.golden_columns)
     is_answer = data.golden_columns.is_answer
-    trials, passed = grid.item_trials()
-    if grid.trials is not None:
-        passes = grid.passes
-    else:
-        passes = {m: f.astype(np.int64) for m, f in grid.flags().items()}
+    trials, passed, passes = grid.trials, grid.passes_all, grid.passes
     trial = join.trial if join.trial is not None else np.zeros(len(join.item), np.int64)
     answer_column = results.answer.column()
     out = []
