@@ -13,14 +13,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from .._vocabulary import RATE_METRICS
 from ..formatting import format_count, format_fraction, format_id_list
 from ..ledger._show import SHORT
 from ._model import DETAILS, MARKDOWN, Column, Document, Lines, Paragraph, Section, Table, User
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..ledger._history import HistoryResults
 
 __all__ = ["history_document"]
@@ -36,6 +36,8 @@ _VIEWS = frozenset({DETAILS, MARKDOWN})
 
 
 def _na(value) -> bool:
+    import pandas as pd  # loaded already: a history is read into frames
+
     return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
