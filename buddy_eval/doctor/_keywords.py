@@ -46,7 +46,7 @@ def keyword_findings(
             shown.setdefault(word.casefold(), word)
     for folded, items in weak.items():
         short = len(folded) <= limits.weak_keyword_length
-        message = say.weak_keyword(shown[folded], len(items), short, limits.weak_keyword_length)
+        message = say.weak_keyword(shown[folded], short, limits.weak_keyword_length)
         yield _finding("weak-keyword", items, message)
 
     groups: dict[tuple, list[int]] = {}

@@ -39,10 +39,10 @@ def no_keywords(n: int) -> str:
     )
 
 
-def weak_keyword(keyword: str, n_items: int, short: bool, length: int) -> str:
+def weak_keyword(keyword: str, short: bool, length: int) -> str:
     why = f"is at most {count_of(length, 'character')}" if short else "is a very common word"
     return (
-        f"keyword {quoted(keyword)} ({count_of(n_items, 'item')}) {why}: nearly any answer "
+        f"keyword {quoted(keyword)} {why}: nearly any answer "
         "contains it, so it tells little; require a word only a correct answer holds"
     )
 
@@ -108,17 +108,21 @@ def lenient_check(item: str, passed: int, tried: int) -> str:
 
 
 def unsolved(n: int, versions, unit: str = "item") -> str:
+    if unit == "item":
+        who, why = "version", "a keyword or source no correct answer has"
+    else:
+        who, why = "run", "a check no correct answer passes"
     return (
-        f"{count_of(n, unit)} failed by every version ({quoted_list(versions)}): often a "
-        f"labelling error (a keyword or source no correct answer has); check the {unit}s' "
-        "expected answers"
+        f"{count_of(n, unit)} failed by every {who} ({quoted_list(versions)}): often a "
+        f"labelling error ({why}); check the {unit}s' expected answers"
     )
 
 
 def saturated(n: int, versions, unit: str = "item") -> str:
+    who = "version" if unit == "item" else "run"
     return (
-        f"{count_of(n, unit)} passed by every version ({quoted_list(versions)}): they cannot "
-        "show a difference between these versions; keep them as a floor, add harder ones"
+        f"{count_of(n, unit)} passed by every {who} ({quoted_list(versions)}): they cannot "
+        f"show a difference between these {who}s; keep them as a floor, add harder ones"
     )
 
 

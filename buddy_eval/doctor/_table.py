@@ -336,6 +336,11 @@ class Limits:
                 object.__setattr__(self, f.name, exact)
 
     @classmethod
+    def counts(cls) -> tuple[str, ...]:
+        """The limits that are whole numbers."""
+        return tuple(f.name for f in fields(cls) if f.type in ("int", int))
+
+    @classmethod
     def names(cls) -> tuple[str, ...]:
         """The limits that can be set by name (``--limit NAME=VALUE``)."""
         return tuple(f.name for f in fields(cls) if f.name != "common_words")

@@ -10,6 +10,7 @@ the command line.
 
 from __future__ import annotations
 
+from ._doctor import DOCTOR_TITLE, doctor_document, health_line
 from ._gate import GATE_TITLE, gate_document
 from ._json import dumps, render_json
 from ._junit import render_junit
@@ -43,6 +44,7 @@ from ._views import (
 )
 
 __all__ = [
+    "DOCTOR_TITLE",
     "GATE_TITLE",
     "Bullet",
     "Bullets",
@@ -63,7 +65,9 @@ __all__ = [
     "coverage_text",
     "details",
     "dumps",
+    "doctor_document",
     "gate_document",
+    "health_line",
     "json_record",
     "junit_report",
     "markdown_report",
