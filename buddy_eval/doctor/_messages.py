@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from .._errors import quoted, quoted_list
 from .._phrases import count_of
-from ..formatting import format_bound, format_fraction, format_percent, format_setting_percent
+from ..formatting import format_fraction, format_percent, format_setting_percent
 
 __all__ = [
     "contradictory_checks",
@@ -71,8 +71,8 @@ def few_refuse_items(n: int, bound: float, needed: int, rate: Fraction, confiden
         )
     return (
         f"{count_of(n, 'REFUSE item')}: with no violation seen, the set can bound the violation "
-        f"rate only below {format_bound(bound)} ({level}); {needed} are needed to bound it "
-        f"below {format_setting_percent(rate)}%"
+        f"rate only below {format_fraction(Fraction(bound) * 100)}% ({level}); {needed} are "
+        f"needed to bound it below {format_setting_percent(rate)}%"
     )
 
 
