@@ -121,10 +121,11 @@ def doctor(
     >>> import buddy_eval as be
     >>> findings = be.doctor("data/example.txt")
     >>> findings[["check", "severity", "ids"]]
-                  check severity  ids
-    0  few-refuse-items  warning   []
-    1      underpowered  warning   []
-    2      underpowered  warning   []
-    3      underpowered  warning   []
+                  check severity       ids
+    0  few-refuse-items  warning        []
+    1      underpowered  warning        []
+    2      underpowered  warning        []
+    3      underpowered  warning        []
+    4         saturated     note  [q1, q2]
     """
     return diagnose(source, tasks=tasks, runs=runs, trials=trials, limits=limits).frame()

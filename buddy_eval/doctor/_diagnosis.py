@@ -73,11 +73,10 @@ class Diagnosis:
 
     Examples
     --------
-    >>> import buddy_eval as be
     >>> from buddy_eval.doctor import diagnose
     >>> diagnosis = diagnose("data/example.txt")
     >>> diagnosis.counts()
-    {'error': 0, 'warning': 4, 'note': 0}
+    {'error': 0, 'warning': 4, 'note': 1}
     >>> diagnosis.fails("warning"), diagnosis.fails("error")
     (True, False)
     """

@@ -13,9 +13,21 @@ from fractions import Fraction
 __all__ = ["CHECKS", "COMMON_WORDS", "SEVERITIES", "Check", "Limits", "check_named"]
 
 #: The severities, worst first. ``--fail-on`` picks one: a finding at or above it fails.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.doctor import SEVERITIES
+#: >>> SEVERITIES
+#: ('error', 'warning', 'note')
 SEVERITIES = ("error", "warning", "note")
 
 #: Very common English words: a keyword that is one of them is in nearly any answer.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.doctor import COMMON_WORDS
+#: >>> "the" in COMMON_WORDS, "interface" in COMMON_WORDS
+#: (True, False)
 COMMON_WORDS = frozenset(
     [
         "a",

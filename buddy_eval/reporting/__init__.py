@@ -10,7 +10,7 @@ the command line.
 
 from __future__ import annotations
 
-from ._doctor import DOCTOR_TITLE, doctor_document, health_line
+from ._doctor import DOCTOR_FORMAT_VERSION, DOCTOR_TITLE, doctor_document, health_line
 from ._gate import GATE_TITLE, gate_document
 from ._json import dumps, render_json
 from ._junit import render_junit
@@ -44,6 +44,7 @@ from ._views import (
 )
 
 __all__ = [
+    "DOCTOR_FORMAT_VERSION",
     "DOCTOR_TITLE",
     "GATE_TITLE",
     "Bullet",

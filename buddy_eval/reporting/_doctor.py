@@ -33,9 +33,21 @@ if TYPE_CHECKING:
 __all__ = ["DOCTOR_FORMAT_VERSION", "DOCTOR_TITLE", "doctor_document", "health_line"]
 
 #: The heading of the doctor's views.
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.reporting import DOCTOR_TITLE
+#: >>> DOCTOR_TITLE
+#: 'Golden set doctor'
 DOCTOR_TITLE = "Golden set doctor"
 
 #: The version of the doctor's JSON record (``format_version``).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.reporting import DOCTOR_FORMAT_VERSION
+#: >>> DOCTOR_FORMAT_VERSION
+#: 1
 DOCTOR_FORMAT_VERSION = 1
 
 #: Checks the health summary names at most, worst first.
