@@ -13,7 +13,7 @@ import buddy_eval as be
 from buddy_eval._cli import main
 from buddy_eval.doctor import CHECKS, Limits, diagnose
 from buddy_eval.stats import DEFAULT_DISCORDANCE, mcnemar_exact_power
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 
 N_ANSWER = N_REFUSE = 300
 
@@ -526,3 +526,29 @@ def test_the_doctor_on_a_large_generated_set(tmp_path, capsys):
     assert counts["underpowered"] == 0 if "underpowered" in counts else True
     assert set(frame["check"]) <= {c.name for c in CHECKS}
     assert _run(capsys, path)[0] == 0
+
+
+# -- the docs page ---------------------------------------------------------------------------
+
+DOCTOR_PAGE = ROOT / "docs" / "doctor.md"
+
+
+def _page_examples():
+    page = DOCTOR_PAGE.read_text(encoding="utf-8")
+    for found_ in re.finditer(r"```console\n\$ buddy-eval ([^\n]*)\n(.*?)```", page, flags=re.S):
+        yield pytest.param(found_.group(1).split(), found_.group(2), id=found_.group(1)[:60])
+
+
+@pytest.mark.parametrize(("args", "expected"), list(_page_examples()))
+def test_the_docs_page_shows_what_the_doctor_prints(capsys, args, expected):
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert status in (0, 1) and err == ""
+    assert out == expected
+
+
+def test_the_docs_page_lists_every_check_with_its_rule():
+    page = DOCTOR_PAGE.read_text(encoding="utf-8")
+    for check in CHECKS:
+        assert f"| `{check.name}` | {check.severity} | {check.reads} | {check.rule} |" in page
+    assert len(list(_page_examples())) == 5

@@ -47,8 +47,6 @@ checks (severity, what it reads: rule):
 EPILOG = (
     EXIT_STATUS_HELP
     + """
-  doctor: 1 means a finding at or above --fail-on, 0 none.
-
 examples:
   buddy-eval doctor data/sample_release.txt
   buddy-eval doctor --fail-on warning --format json golden.txt
