@@ -62,7 +62,7 @@ def _dispatch(argv: list[str], lean: bool) -> int:
     if argv[:1] == ["doctor"]:
         from .doctor import run as run_doctor
 
-        return run_doctor(argv[1:])
+        return run_doctor(argv[1:], lean)
     if argv[:1] == ["history"]:
         from .ledger import run_history
 

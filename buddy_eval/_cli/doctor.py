@@ -125,8 +125,12 @@ def _limits(pairs: list[str], prog: str) -> Limits:
         raise UsageError(f"--limit {exc}", prog=prog) from None
 
 
-def run(argv: list[str]) -> int:
-    """Run ``buddy-eval doctor`` with ``argv`` (the words after ``doctor``); return the status."""
+def run(argv: list[str], lean: bool = False) -> int:
+    """Run ``buddy-eval doctor`` with ``argv`` (the words after ``doctor``); return the status.
+
+    ``lean=True`` (a process that exits after the call) keeps pandas out when INPUT is read,
+    as the plain gate does.
+    """
     cli = parser()
     args = cli.parse_args(argv)
     if (args.input is None) == (args.tasks is None):
@@ -147,10 +151,12 @@ def run(argv: list[str]) -> int:
             warnings: tuple[str, ...] = ()
         else:
             from .._loading import load_golden_set
+            from .gate import without_pandas
 
-            data = load_golden_set(args.input, trials=args.trials)
-            warnings = data.warnings
-            diagnosis = diagnose(data, trials=args.trials, limits=limits)
+            with without_pandas(lean):
+                data = load_golden_set(args.input, trials=args.trials)
+                warnings = data.warnings
+                diagnosis = diagnose(data, trials=args.trials, limits=limits)
     except InputError as exc:
         return error(str(exc))
     document = doctor_document(diagnosis, {args.format if args.format != "text" else "details"})

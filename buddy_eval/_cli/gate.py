@@ -152,7 +152,8 @@ class _HidePandas(MetaPathFinder):
 
 
 @contextlib.contextmanager
-def _without_pandas(hide: bool):
+def without_pandas(hide: bool):
+    """While inside (``hide`` true), pandas cannot be imported: pyarrow works without it."""
     if not hide or "pandas" in sys.modules:
         yield
         return
@@ -210,7 +211,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             and args.rule == "exact"
             and not (args.markdown or args.junit)
         )
-        with _without_pandas(lean and plain):
+        with without_pandas(lean and plain):
             if args.baseline == "live" and args.ledger is None:
                 args.input = _live_needs_a_ledger(load(args.input, trials=args.trials))
             evaluation = recorder.evaluate(args, settings)  # --baseline live: from the ledger

@@ -35,45 +35,45 @@ def keyword_findings(
     bare = [ids[k] for k in answers if not keywords[k]]
     if bare:
         yield _finding("no-keywords", bare, say.no_keywords(len(bare)))
+    # Every keyword case-folded once: matching is case-insensitive.
+    folded = {k: [w.casefold() for w in keywords[k]] for k in answers if keywords[k]}
 
     weak: dict[str, list[str]] = {}  # folded keyword -> items, in golden order
     shown: dict[str, str] = {}
-    for k in answers:
-        for keyword in dict.fromkeys(w.casefold() for w in keywords[k]):
-            if len(keyword) <= limits.weak_keyword_length or keyword in limits.common_words:
-                weak.setdefault(keyword, []).append(ids[k])
-        for word in keywords[k]:
-            shown.setdefault(word.casefold(), word)
-    for folded, items in weak.items():
-        short = len(folded) <= limits.weak_keyword_length
-        message = say.weak_keyword(shown[folded], short, limits.weak_keyword_length)
+    common, length = limits.common_words, limits.weak_keyword_length
+    for k, words in folded.items():
+        for a, word in enumerate(words):
+            if len(word) <= length or word in common:
+                items = weak.setdefault(word, [])
+                if not items or items[-1] != ids[k]:
+                    items.append(ids[k])
+                shown.setdefault(word, keywords[k][a])
+    for word, items in weak.items():
+        message = say.weak_keyword(shown[word], len(word) <= length, length)
         yield _finding("weak-keyword", items, message)
 
     groups: dict[tuple, list[int]] = {}
-    for k in answers:
-        if keywords[k]:
-            key = (sources[k], frozenset(w.casefold() for w in keywords[k]))
-            groups.setdefault(key, []).append(k)
-    for (source, _), members in groups.items():
+    for k, words in folded.items():
+        key = (sources[k], *sorted(set(words))) if len(words) > 1 else (sources[k], words[0])
+        groups.setdefault(key, []).append(k)
+    for (source, *_), members in groups.items():
         if len(members) > 1:
             message = say.duplicate_item(len(members), source or "")
             yield _finding("duplicate-item", (ids[k] for k in members), message)
 
-    for k in answers:
-        words = keywords[k]
+    for k, words in folded.items():
         if len(words) < 2:
             continue
-        folded = [w.casefold() for w in words]
-        for a, word in enumerate(folded):
+        for a, word in enumerate(words):
             inside = next(
                 (
-                    words[b]
-                    for b, other in enumerate(folded)
+                    keywords[k][b]
+                    for b, other in enumerate(words)
                     if b != a and word in other and (word != other or b < a)
                 ),
                 None,
             )
             if inside is not None:
-                message = say.redundant_keyword(ids[k], words[a], inside)
+                message = say.redundant_keyword(ids[k], keywords[k][a], inside)
                 yield _finding("redundant-keyword", (ids[k],), message)
                 break

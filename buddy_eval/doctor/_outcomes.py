@@ -73,51 +73,52 @@ def outcome_findings(data: EvalInput, ids: pa.Array) -> Iterator[Finding]:
 def lenient_findings(data: EvalInput, ids: pa.Array, limits: Limits) -> Iterator[Finding]:
     """``lenient-check``: an item's keywords found in many answers given to other items.
 
-    The answers tried are answered (not refused) results of other ANSWER items,
-    from every version and trial: per item, ``limits.lenient_sample`` of them
-    at most, a window of a fixed shuffle of them (so the cost is linear in the
-    items), its own answers left out.
+    The answers tried are answered (not refused) results of ANSWER items, from
+    every version and trial: ``limits.lenient_sample`` of them, drawn once by a
+    fixed shuffle (same input, same sample); each item is tried on those given
+    to other items. Each keyword is first looked for in all the sampled answers
+    at once (case-folded, joined), so an item whose keywords are not all there
+    costs one search per keyword: the cost is linear in the items.
     """
-    from .. import _kernels as kernels
-
     golden, results, join = data.golden_columns, data.result_columns, data.join
     n_keywords = pc.list_value_length(golden.keywords).fill_null(0).to_numpy(zero_copy_only=False)
-    items = np.flatnonzero(golden.is_answer & (n_keywords > 0))
     known = join.item >= 0
     pool = np.flatnonzero(known & ~results.refused.astype(bool))
     pool = pool[golden.is_answer[join.item[pool]]]
-    if not len(items) or len(pool) < limits.lenient_min_answers:
+    items = np.flatnonzero(golden.is_answer & (n_keywords > 0))
+    if not len(items) or len(pool) < max(limits.lenient_min_answers, 1):
         return
     rng = np.random.default_rng(SAMPLE_SEED)
-    pool = pool[rng.permutation(len(pool))]
-    size = min(limits.lenient_sample, len(pool))
-    start = rng.integers(0, len(pool), size=len(items))
-    # Per item, a window of `size` consecutive answers of the shuffled pool (distinct ones).
-    rows = pool[(start[:, None] + np.arange(size)[None, :]) % len(pool)]
-    keep = join.item[rows] != items[:, None]
-    tried = keep.sum(axis=1)
-    sample_item = np.repeat(np.arange(len(items)), size)[keep.ravel()]
-    sample_row = rows.ravel()[keep.ravel()]
-    # Every (sampled answer, keyword of the item) pair.
-    kw_start = np.zeros(len(n_keywords) + 1, np.int64)
-    np.cumsum(n_keywords, out=kw_start[1:])
-    per = n_keywords[items[sample_item]]
-    pair_sample = np.repeat(np.arange(len(sample_row)), per)
-    first = np.cumsum(per) - per
-    pair_kw = np.repeat(kw_start[items[sample_item]] - first, per) + np.arange(len(pair_sample))
-    found = kernels.contains_casefold(
-        results.answer,
-        sample_row[pair_sample].astype(kernels.index_type(len(results.answer))),
-        pc.list_flatten(golden.keywords),
-        pair_kw.astype(np.int64),
-    )
-    missed = np.bincount(pair_sample[~found], minlength=len(sample_row))
-    passes = np.bincount(sample_item[missed == 0], minlength=len(items))
-    share, least = limits.lenient_share, limits.lenient_min_answers
-    lenient = np.flatnonzero(
-        (tried >= max(least, 1)) & (passes * share.denominator >= tried * share.numerator)
-    )
-    for k in lenient.tolist():
-        item_id = ids[int(items[k])].as_py()
-        message = say.lenient_check(item_id, int(passes[k]), int(tried[k]))
-        yield _finding("lenient-check", (item_id,), message)
+    sample = np.sort(rng.choice(pool, size=min(limits.lenient_sample, len(pool)), replace=False))
+    texts = [(t or "").casefold() for t in results.answer.take(sample).to_pylist()]
+    owner = join.item[sample].tolist()
+    joined = "\x00".join(texts)
+    # Per keyword (case-folded), the sampled answers holding it, as bits of an int.
+    masks: dict[str, int] = {}
+
+    def holding(word: str) -> int:
+        mask = masks.get(word)
+        if mask is None:
+            mask = 0
+            if word in joined:  # one search; the answers one by one only when it is there
+                mask = sum(1 << j for j, text in enumerate(texts) if word in text)
+            masks[word] = mask
+        return mask
+
+    own: dict[int, int] = {}
+    for j, item in enumerate(owner):
+        own[item] = own.get(item, 0) | (1 << j)
+    everything = (1 << len(texts)) - 1
+    share, least = limits.lenient_share, max(limits.lenient_min_answers, 1)
+    keywords = golden.keywords.take(pa.array(items, pa.int64())).to_pylist()
+    for item, words in zip(items.tolist(), keywords, strict=True):
+        mask = everything & ~own.get(item, 0)
+        tried = mask.bit_count()
+        for word in words:
+            mask &= holding(word.casefold())
+            if not mask:
+                break
+        passed = mask.bit_count()
+        if passed and tried >= least and passed * share.denominator >= tried * share.numerator:
+            item_id = ids[item].as_py()
+            yield _finding("lenient-check", (item_id,), say.lenient_check(item_id, passed, tried))
