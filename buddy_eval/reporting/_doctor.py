@@ -59,7 +59,7 @@ def _counts(diagnosis: Diagnosis) -> str:
     return ", ".join(count_of(n, severity) for severity, n in counts.items())
 
 
-def _worst(diagnosis: Diagnosis) -> list[tuple[str, int]]:
+def worst_checks(diagnosis: Diagnosis) -> list[tuple[str, int]]:
     """The worst checks found, each with its number of findings (findings are worst first)."""
     found: dict[str, int] = {}
     for finding in diagnosis.findings:
@@ -77,7 +77,7 @@ def health_line(diagnosis: Diagnosis) -> str:
     >>> print(health_line(diagnose("data/sample_release.txt")))
     golden set health: 0 errors, 8 warnings, 3 notes; worst: weak-keyword (4), few-refuse-items, ...
     """
-    worst = _worst(diagnosis)
+    worst = worst_checks(diagnosis)
     named = ", ".join(check if n == 1 else f"{check} ({n})" for check, n in worst)
     return f"golden set health: {_counts(diagnosis)}" + (f"; worst: {named}" if worst else "")
 

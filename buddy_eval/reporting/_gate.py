@@ -15,6 +15,7 @@ from .._phrases import verdict_word
 from ._gate_cases import gate_suites
 from ._gate_coverage import coverage_lines, coverage_record
 from ._gate_details import details_sections
+from ._gate_health import gate_health, health_record, health_section
 from ._gate_record import gate_record
 from ._gate_summary import summary_sections
 from ._model import ALL_VIEWS, DETAILS, HTML, JSON, JUNIT, MARKDOWN, Document
@@ -49,7 +50,8 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     Returns
     -------
     Document
-        ``kind`` ``"gate"``; the summary and ``--details`` sections, the
+        ``kind`` ``"gate"``; the summary and ``--details`` sections (the
+        last: the golden set's health in one line, from the doctor), the
         ``gate`` and ``golden items`` JUnit suites, and the JSON record.
 
 
@@ -70,11 +72,19 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
         sections += summary_sections(evaluation, coverage)
     if DETAILS in views:
         sections += details_sections(evaluation, coverage)
+    record: dict = {}
+    if views & {DETAILS, MARKDOWN, HTML, JSON}:
+        health = gate_health(evaluation)  # the doctor, once for every view
+        if views & {DETAILS, MARKDOWN, HTML}:
+            sections.append(health_section(health))
+        if JSON in views:
+            record = gate_record(evaluation, coverage_record(evaluation))
+            record["golden_set_health"] = health_record(health)
     return Document(
         kind="gate",
         title=f"{GATE_TITLE}: {verdict_word(evaluation.release)}",
         sections=tuple(sections),
-        record=gate_record(evaluation, coverage_record(evaluation)) if JSON in views else {},
+        record=record,
         suites=gate_suites(evaluation) if JUNIT in views else (),
         suites_name=f"buddy-eval {evaluation.candidate}",
     )

@@ -86,7 +86,7 @@ from ..formatting import format_outlook
 
 __all__ = ["FORMAT_VERSION", "gate_record"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _SETTINGS = ("confidence", "alpha", "min_paired", "drop", "power", "margin", "rule")
 
