@@ -85,6 +85,7 @@ _LAZY = {
     "release": "ledger._releases",
     "rollback": "ledger._releases",
     "history": "ledger._history",
+    "doctor": "doctor",  # bound at import below: the package of the same name loads first
     "plot_history": "ledger._plotting",
     "plot_history_grid": "ledger._plotting",
 }

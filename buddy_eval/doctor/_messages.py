@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .._errors import quoted, quoted_list
-from .._phrases import count_of
+from .._phrases import MCNEMAR, count_of
 from ..formatting import format_fraction, format_percent, format_setting_percent
 
 __all__ = [
@@ -94,7 +94,7 @@ def underpowered(
     )
     return (
         f"{metric} over {count_of(n, f'{item_type} item')}: {found} (above "
-        f"{format_fraction(Fraction(limit))}; exact McNemar power at "
+        f"{format_fraction(Fraction(limit))}; exact {MCNEMAR} power at "
         f"{format_percent(discordance)}% discordance); add {item_type} items"
     )
 

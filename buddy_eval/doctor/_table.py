@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 
+from .._phrases import MCNEMAR
+
 __all__ = ["CHECKS", "COMMON_WORDS", "SEVERITIES", "Check", "Limits", "check_named"]
 
 #: The severities, worst first. ``--fail-on`` picks one: a finding at or above it fails.
@@ -237,7 +239,7 @@ CHECKS = (
         "underpowered",
         "warning",
         "golden",
-        "per metric, the smallest drop detectable at power (80%) by the exact McNemar test, "
+        f"per metric, the smallest drop detectable at power (80%) by the exact {MCNEMAR} test, "
         "at the sample-size line's default discordance, is above max_detectable_drop (0.10)",
     ),
     Check(
