@@ -27,6 +27,7 @@ notebook ships with the package (``buddy_eval/_notebooks``, built from
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -85,9 +86,31 @@ def _quiet_kernel_manager():
         async def start_kernel(self, **kw):
             kw.setdefault("stdout", subprocess.DEVNULL)
             kw.setdefault("stderr", subprocess.DEVNULL)
-            return await super().start_kernel(**kw)
+            started = await super().start_kernel(**kw)
+            process = getattr(self.provisioner, "process", None)
+            if process is not None:
+                _KERNELS.append(process)
+            return started
 
     return QuietKernelManager
+
+
+#: The kernel processes this run started, so that no way out leaves one behind.
+_KERNELS: list[subprocess.Popen] = []
+
+
+def _stop_kernels() -> None:
+    """Kill and reap every kernel still running.
+
+    A signal unwinds the run from inside the notebook client's event loop, so its
+    own graceful shutdown may never run; the kernel would outlive the command.
+    """
+    while _KERNELS:
+        process = _KERNELS.pop()
+        if process.poll() is None:
+            process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):  # a kernel stuck in the OS
+                process.wait(timeout=10)
 
 
 def render_report(
@@ -254,6 +277,8 @@ def render_report(
             raise CouldNotFinishError(
                 f"the release notebook {failed}", source=str(notebook)
             ) from None
+        finally:
+            _stop_kernels()
     from ._notebook_views import decision_summary_html
 
     digest = hashlib.sha256(content).hexdigest()

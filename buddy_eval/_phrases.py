@@ -32,6 +32,8 @@ __all__ = [
     "NOT_READY",
     "READY",
     "TOO_FEW_TO_TELL",
+    "WILCOXON",
+    "WILCOXON_SIGNED_RANK",
     "WILSON",
     "WILSON_SCORE",
     "and_more",
@@ -63,6 +65,8 @@ CLOPPER_PEARSON_EXACT = f"exact one-sided upper bound ({CLOPPER_PEARSON})"
 HOLM = "Holm"
 HOLM_ADJUSTED_P = f"{HOLM}-adjusted p"
 HOLM_METHOD = f"{HOLM} step-down over the metrics with a p-value"
+WILCOXON = "Wilcoxon"
+WILCOXON_SIGNED_RANK = f"{WILCOXON} signed-rank"
 
 #: Readiness, short forms.
 READY = "ready for a decision"

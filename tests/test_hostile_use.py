@@ -270,15 +270,40 @@ def _wait_for(predicate, timeout: float = 120) -> bool:
     return False
 
 
+def _kernel_running(parent: int) -> bool:
+    """Whether a Jupyter kernel started by process ``parent`` is running.
+
+    The kernel runs in a session of its own, and after its parent dies it has a
+    new parent, so it is found by the parent id Jupyter puts in its environment.
+    """
+    mark = f"JPY_PARENT_PID={parent}".encode()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"ipykernel" in cmdline and mark in environ:
+            return True
+    return False
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_notebook_run_cleans_up(tmp_path, sig):
     """The kernel is running: status 3, one line, no report, no temporary folder, no kernel."""
+    from benchmarks.generate import generate
+
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
+    # big enough that the kernel's cells take seconds: the signal lands while they run
+    big = tmp_path / "big.txt"
+    big.write_bytes(generate(200_000, seed=3))
     out = tmp_path / "r.html"
     proc = subprocess.Popen(
-        [*COMMAND, "notebook", str(SAMPLE), "-o", str(out)],
+        [*COMMAND, "notebook", str(big), "-o", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
@@ -286,7 +311,8 @@ def test_a_signal_during_the_notebook_run_cleans_up(tmp_path, sig):
         start_new_session=True,  # Ctrl-C reaches the whole group: the kernel too
     )
     assert _wait_for(lambda: any(tmpdir.glob("buddy-eval-report-*"))), "no run folder appeared"
-    time.sleep(2)  # the kernel has started and runs cells
+    assert _wait_for(lambda: _kernel_running(proc.pid)), "no kernel started"
+    time.sleep(0.5)  # the kernel has begun on the cells
     if sig == signal.SIGINT:
         os.killpg(proc.pid, sig)
     else:
@@ -296,7 +322,8 @@ def test_a_signal_during_the_notebook_run_cleans_up(tmp_path, sig):
     assert one_error_line(err).endswith(f"could not finish: interrupted by signal {sig.name}")
     assert out_bytes == b"" and not out.exists()
     assert not any(tmpdir.glob("buddy-eval-report-*"))
-    assert not [p for p in tmp_path.iterdir() if p.name not in ("tmp",)]
+    assert not _kernel_running(proc.pid)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "tmp"]
 
 
 # --------------------------------------------------------------------------

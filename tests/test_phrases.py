@@ -34,6 +34,7 @@ PHRASES = (
     "Clopper-Pearson",
     "too few items to tell",
     "items are counted, not trials",
+    "Wilcoxon",
 )
 
 
@@ -87,16 +88,11 @@ MOVING = {
         "ledger/_schema.py",
         "ledger/_show.py",
     },
-    "not ready": {
-        "_cli/tasks.py",
-        "_notebook_views.py",
-        "tasks/_ci_views.py",
-        "tasks/_plotting.py",
-    },
-    "ready for a decision": {"_notebook_views.py", "tasks/_ci_views.py"},
+    "not ready": {"_notebook_views.py"},
+    "ready for a decision": {"_notebook_views.py"},
     "not measured": {"_notebook_views.py", "ledger/_schema.py"},
-    "McNemar": {"_paired.py", "tasks/_ci_views.py", "tasks/_plotting.py", "tasks/_report.py"},
-    "Holm": {"_notebook_views.py", "tasks/_ci_views.py", "tasks/_report.py"},
+    "McNemar": {"_paired.py"},
+    "Holm": {"_notebook_views.py"},
 }
 
 

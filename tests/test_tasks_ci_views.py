@@ -9,7 +9,6 @@ from junitparser import Failure, JUnitXml, Skipped
 from markdown_it import MarkdownIt
 
 from buddy_eval.tasks import compare_runs
-from buddy_eval.tasks._ci_views import comparison_junit, comparison_markdown
 from tests.conftest import DATA, run_cli
 
 FILES = [
@@ -26,7 +25,7 @@ def comparison():
 
 def test_the_junit_counts_equal_the_outcomes_and_the_pairs(comparison, tmp_path):
     path = tmp_path / "r.xml"
-    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    path.write_text(comparison.junit(), encoding="utf-8")
     checks, paired = list(JUnitXml.fromfile(str(path)))
     assert checks.name == "checks tutor|v2" and paired.name == "paired tasks"
     b = comparison.outcomes[comparison.outcomes["run"] == "tutor|v2"]
@@ -49,7 +48,7 @@ def test_the_markdown_tables_equal_the_json_numbers(comparison):
 
     from tests.test_markdown_report import _Tables
 
-    text = comparison_markdown(comparison)
+    text = comparison.markdown()
     page = _Tables()
     page.feed(MarkdownIt("commonmark").enable("table").render(text))
     runs, paired_table = page.tables
@@ -108,8 +107,25 @@ def test_a_lost_task_shows_its_scores_rounded_from_the_exact_counts(tmp_path):
     golden, run_a, run_b = paired_runs([(2, 1)], checks_per_task=3)
     comparison = compare_runs(build_golden(golden), build_run(run_a), build_run(run_b), "A", "B")
     path = tmp_path / "r.xml"
-    path.write_text(comparison_junit(comparison), encoding="utf-8")
+    path.write_text(comparison.junit(), encoding="utf-8")
     _, paired = list(JUnitXml.fromfile(str(path)))
     (case,) = list(paired)
     (failure,) = [r for r in case.result if isinstance(r, Failure)]
     assert failure.text == "score 0.67 (2 of 3 checks) -> 0.33 (1 of 3 checks)"
+
+
+def test_the_markdown_names_what_the_text_and_the_json_leave_out(comparison):
+    """Unscored pairs, excluded records and the warnings: in the text, the JSON and the summary."""
+    record = comparison.to_dict()
+    text, summary = comparison.report(), comparison.markdown()
+    unscored = record["paired"]["unscored"]
+    excluded = sum(run["excluded_records"] for run in record["runs"].values())
+    assert (unscored, excluded) == (["jv-31"], 2)
+    assert "  in both runs but without a score on one side: jv-31\n" in text
+    assert "- **in both runs but without a score on one side**: jv\\-31\n" in summary
+    assert text.endswith("\nexcluded: 2 records with a golden_id not in the golden set")
+    assert "- **excluded**: 2 records with a golden_id not in the golden set\n" in summary
+    warned = summary.split("\n### 2 warnings\n\n", 1)[1].splitlines()
+    assert len(warned) == len(record["warnings"]) == 2
+    assert warned[0].startswith("- ") and "run\\-a\\.example\\.json\\: record \\#29 " in warned[0]
+    assert "golden\\_id \\'jv\\-old\\-14\\' is not in the golden set" in warned[0]

@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 
 from .._errors import InputError
+from .._phrases import NOT_READY
+from .._vocabulary import MIN_PAIRED
 from .output import (
     EXIT_RELEASE,
     EXIT_STATUS_HELP,
     PROG,
     ArgumentParser,
     add_ci_file_arguments,
+    add_format_argument,
     add_min_paired_argument,
     check_outputs,
     error,
@@ -45,9 +48,10 @@ total_tokens; max_cost_usd is unknown without usd_micros or when
 unpriced_tokens > 0. An empty or missing result_text fails string checks.
 Per task, score = passed / measured checks (unknown checks are left out of the
 denominator and counted apart). Paired deltas are B minus A over golden tasks
-scored in both runs; below 20 scored pairs the comparison is not ready for a
-decision and no p-value is computed.
-"""
+""" + (
+    f"scored in both runs; below {MIN_PAIRED} scored pairs the comparison is {NOT_READY} for a\n"
+    "decision and no p-value is computed.\n"
+)
 
 EPILOG = (
     EXIT_STATUS_HELP
@@ -73,12 +77,11 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--run-b", required=True, metavar="B.json", help="run B records (JSON)")
     parser.add_argument("--label-a", default="A", metavar="X", help="label of run A (default: A)")
     parser.add_argument("--label-b", default="B", metavar="Y", help="label of run B (default: B)")
-    parser.add_argument(
-        "--format",
-        choices=("text", "json", "markdown"),
-        default="text",
-        help="text (default): the readable comparison; json: one JSON object instead; "
-        "markdown: a GitHub-flavoured summary",
+    add_format_argument(
+        parser,
+        text="the readable comparison",
+        json="one JSON object instead",
+        markdown="a GitHub-flavoured summary",
     )
     add_ci_file_arguments(parser, "check of run B's records and per paired task")
     add_min_paired_argument(parser)
@@ -95,8 +98,7 @@ def parser() -> argparse.ArgumentParser:
 def run(argv: list[str]) -> int:
     """Run ``buddy-eval tasks`` with ``argv`` (the arguments after ``tasks``); return the status."""
     args = parser().parse_args(argv)
-    from ..tasks._ci_views import comparison_junit, comparison_markdown
-    from ..tasks._comparison import compare_runs
+    from ..tasks import compare_runs
 
     as_json = args.format == "json"
     summary: str | None = None
@@ -120,7 +122,7 @@ def run(argv: list[str]) -> int:
         if as_json:
             text = comparison.to_json()
         elif args.format == "markdown":
-            summary = comparison_markdown(comparison)
+            summary = comparison.markdown()
             text = summary.rstrip("\n")
         else:
             text = terminal_lines(comparison.report())
@@ -131,7 +133,7 @@ def run(argv: list[str]) -> int:
     write_stdout(text + "\n")
     write_ci_files(
         args,
-        lambda: summary or comparison_markdown(comparison),  # made once for both uses
-        lambda: comparison_junit(comparison),
+        lambda: summary or comparison.markdown(),  # made once for both uses
+        lambda: comparison.junit(),
     )
     return EXIT_RELEASE

@@ -33,6 +33,7 @@ from ._model import (
     User,
     Verdict,
 )
+from ._tasks import TASKS_TITLE, tasks_document
 from ._text import render_text
 from ._views import (
     coverage_text,
@@ -77,4 +78,6 @@ __all__ = [
     "render_markdown",
     "render_text",
     "statistics_text",
+    "TASKS_TITLE",
+    "tasks_document",
 ]

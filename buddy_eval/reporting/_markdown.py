@@ -54,28 +54,32 @@ def markdown_row(cells) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _inline(part: str | User) -> str:
+def _inline(part: str | User | IdList) -> str:
+    if isinstance(part, IdList):
+        return _ids(part)
     return markdown_escape(part.text, part.limit) if isinstance(part, User) else part
 
 
-def _text(text: Text | str) -> str:
-    return text if isinstance(text, str) else "".join(_inline(p) for p in text)
+def _text(text: Text | str | User) -> str:
+    if isinstance(text, (str, User)):
+        return _inline(text)
+    return "".join(_inline(p) for p in text)
 
 
 def _ids(ids: IdList) -> str:
-    shown = markdown_ids(ids.ids, cap=ids.cap)
+    shown = markdown_ids(ids.ids, ids.where or WHERE_LISTED, cap=ids.cap)
     return shown if ids.label is None else f"{ids.label} {len(ids.ids)}: {shown}"
 
 
 def _bullet(entry: Bullet) -> str:
     parts = [_ids(p) if isinstance(p, IdList) else _text(p) for p in entry.parts]
     body = entry.sep.join(parts) if parts else entry.empty
-    return "- " + (f"**{entry.lead}**: " if entry.lead else "") + body
+    return "- " + (f"**{_text(entry.lead)}**: " if entry.lead else "") + body
 
 
 def _block(block) -> list[str]:
     if isinstance(block, Paragraph):
-        return [_text(block.text)]
+        return [(f"**{block.lead}**: " if block.lead else "") + _text(block.text)]
     if isinstance(block, Verdict):
         if block.release:
             return [f"**{block.word}**: {_text(block.sentence)}."]
@@ -85,9 +89,9 @@ def _block(block) -> list[str]:
             *(f"- {r}" for r in block.reasons),
         ]
     if isinstance(block, Table):
-        header = [_inline(h) for h in block.headings()]
-        rows = [header, ["---"] * len(header), *block.cells()]
-        return [markdown_row(r) for r in rows]
+        header = [_text(h) for h in block.headings()]
+        cells = [[_text(c) for c in row] for row in block.cells()]
+        return [markdown_row(r) for r in [header, ["---"] * len(header), *cells]]
     if isinstance(block, Bullets):
         return [_bullet(e) for e in block.entries]
     if isinstance(block, Lines):

@@ -84,23 +84,27 @@ class User:
     limit: int = QUOTE_LIMIT
 
 
-#: Prose: trusted words and user text, in order.
-Text = tuple["str | User", ...]
+#: Prose: trusted words, user text and capped id lists, in order.
+Text = tuple["str | User | IdList", ...]
 
 
 @dataclass(frozen=True)
 class Paragraph:
-    """One line of prose.
+    """One line of prose; with a ``lead``, the lead first (bold where the format has bold).
 
     Examples
     --------
-    >>> from buddy_eval.reporting import Document, Paragraph, Section, render_text
+    >>> from buddy_eval.reporting import Document, Paragraph, Section, render_markdown, render_text
     >>> section = Section("s", None, (Paragraph(("One line.",)),))
     >>> print(render_text(Document("example", "Title", (section,))))
     One line.
+    >>> led = Section("s", None, (Paragraph(("it is so.",), lead="First"),))
+    >>> print(render_markdown(Document("example", "Title", (led,))).splitlines()[-1])
+    **First**: it is so.
     """
 
     text: Text
+    lead: str | None = None
 
 
 @dataclass(frozen=True)
@@ -126,7 +130,8 @@ class Lines:
 @dataclass(frozen=True)
 class IdList:
     """Item ids, shown up to ``cap``; the renderer says how many more there are. With a
-    ``label`` the list reads ``label N: ids``, without one just the ids.
+    ``label`` the list reads ``label N: ids``, without one just the ids. ``where`` names,
+    in the summaries, where the full list is (default: ``--details`` or ``--format json``).
 
     Examples
     --------
@@ -140,6 +145,7 @@ class IdList:
     ids: tuple[str, ...]
     label: str | None = None
     cap: int = MAX_LISTED_IDS
+    where: str | None = None
 
     @property
     def shown(self) -> tuple[str, ...]:
@@ -161,7 +167,7 @@ class Bullet:
     """
 
     parts: tuple[Text | IdList, ...]
-    lead: str | None = None
+    lead: str | Text | None = None
     sep: str = "; "
     empty: str = ""
 
@@ -233,13 +239,14 @@ class Column:
     """
 
     key: str
-    heading: str | User
+    heading: str | User | Text
     format: Callable[[Any], str] = str
 
 
 @dataclass(frozen=True)
 class Table:
-    """Rows of exact values; :meth:`cells` formats them by their columns.
+    """Rows of exact values; :meth:`cells` formats them by their columns (a :class:`User`
+    value is shown as user text, escaped by the renderer).
 
     Examples
     --------
@@ -260,22 +267,22 @@ class Table:
     columns: tuple[Column, ...]
     rows: tuple[tuple[Any, ...], ...]
 
-    def cells(self) -> list[list[str]]:
+    def cells(self) -> list[list[str | User]]:
         return [
             [
-                v.text if isinstance(v, Cell) else c.format(v)
+                v.text if isinstance(v, Cell) else v if isinstance(v, User) else c.format(v)
                 for c, v in zip(self.columns, row, strict=True)
             ]
             for row in self.rows
         ]
 
-    def headings(self) -> list[str | User]:
+    def headings(self) -> list[str | User | Text]:
         return [c.heading for c in self.columns]
 
     def records(self) -> list[dict[str, Any]]:
         return [
             {
-                c.key: v.value if isinstance(v, Cell) else v
+                c.key: v.value if isinstance(v, Cell) else v.text if isinstance(v, User) else v
                 for c, v in zip(self.columns, row, strict=True)
             }
             for row in self.rows
@@ -335,7 +342,7 @@ class Section:
     """
 
     key: str
-    title: str | None
+    title: str | Text | None
     blocks: tuple[Block, ...]
     views: frozenset[str] = frozenset({DETAILS, MARKDOWN, HTML})
     level: int = 3
@@ -399,7 +406,7 @@ class Document:
     """
 
     kind: str
-    title: str
+    title: str | Text
     sections: tuple[Section, ...]
     record: Mapping[str, Any] = field(default_factory=dict)
     suites: tuple[Suite, ...] = ()

@@ -25,12 +25,16 @@ from ._model import (
 __all__ = ["render_text"]
 
 
-def _inline(part: str | User) -> str:
+def _inline(part: str | User | IdList) -> str:
+    if isinstance(part, IdList):
+        return _ids(part)
     return part.text if isinstance(part, User) else part
 
 
-def _text(text: Text | str) -> str:
-    return text if isinstance(text, str) else "".join(_inline(p) for p in text)
+def _text(text: Text | str | User) -> str:
+    if isinstance(text, (str, User)):
+        return _inline(text)
+    return "".join(_inline(p) for p in text)
 
 
 def _ids(ids: IdList) -> str:
@@ -41,18 +45,19 @@ def _ids(ids: IdList) -> str:
 def _bullet(entry: Bullet) -> str:
     parts = [_ids(p) if isinstance(p, IdList) else _text(p) for p in entry.parts]
     body = entry.sep.join(parts) if parts else entry.empty
-    return "- " + (f"{entry.lead}: " if entry.lead else "") + body
+    return "- " + (f"{_text(entry.lead)}: " if entry.lead else "") + body
 
 
 def _table(table: Table) -> list[str]:
-    rows = [[_inline(h) for h in table.headings()], *table.cells()]
+    header = [_text(h) for h in table.headings()]
+    rows = [header, *([_text(c) for c in row] for row in table.cells())]
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
 def _block(block) -> list[str]:
     if isinstance(block, Paragraph):
-        return [_text(block.text)]
+        return [(f"{block.lead}: " if block.lead else "") + _text(block.text)]
     if isinstance(block, Rows):
         return [
             f"{block.indent}{_inline(label):<{block.width}} {text}" for label, text in block.rows

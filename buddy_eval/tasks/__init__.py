@@ -20,23 +20,17 @@ task by task; nothing here runs a task, calls a model or judges quality::
 
 The layers: :mod:`._loading` (JSON to validated DataFrames), :mod:`._checks`
 (one long table of check outcomes), :mod:`._scoring` (per task, per run),
-:mod:`._comparison` (pairs, readiness, tests), :mod:`._report` (text and JSON),
-:mod:`._plotting` (matplotlib charts, imported on demand).
+:mod:`._comparison` (pairs, readiness, tests), :mod:`._views` (the comparison with
+its views: text, JSON, Markdown and JUnit, each rendered from one document of
+:mod:`buddy_eval.reporting`), :mod:`._plotting` (matplotlib charts, imported on demand).
 """
 
 from ._checks import OUTCOMES, evaluate_checks
-from ._comparison import (
-    PairedSummary,
-    TaskComparison,
-    compare_runs,
-    pair_tasks,
-    summarize_pairs,
-    wilcoxon_p_value,
-)
+from ._comparison import PairedSummary, pair_tasks, summarize_pairs, wilcoxon_p_value
 from ._loading import load_golden, load_run
 from ._record_rules import CHECK_TYPES, GoldenSet, RunRecords, build_golden, build_run
-from ._report import comparison_to_dict, format_comparison
 from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+from ._views import TaskComparison, compare_runs, comparison_to_dict, format_comparison
 
 # The charts need matplotlib: loaded on first use (PEP 562), never by the command line.
 _PLOTS = ("plot_deltas", "plot_readiness", "plot_unknowns")

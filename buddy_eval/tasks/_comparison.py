@@ -16,8 +16,7 @@ and the p-value is 1.0) and the exact McNemar test on ``all_pass`` of the shared
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -30,14 +29,12 @@ from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_r
 from ._checks import evaluate_checks
 from ._loading import load_golden, load_run
 from ._record_rules import GoldenSet, RunRecords, check_labels, describe
-from ._report import comparison_to_dict, format_comparison
-from ._scoring import count_unknowns, exact_mean, score_tasks, summarize_runs
+from ._scoring import _exact_run_summary, _summary_frame, count_unknowns, exact_mean, score_tasks
 
 __all__ = [
     "CHANGES",
+    "ComparisonResults",
     "PairedSummary",
-    "TaskComparison",
-    "compare_runs",
     "pair_tasks",
     "summarize_pairs",
     "wilcoxon_p_value",
@@ -298,8 +295,11 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSumma
 
 
 @dataclass(frozen=True, eq=False)
-class TaskComparison:
-    """Run A and run B scored against the golden tasks. Build it with :func:`compare_runs`.
+class ComparisonResults:
+    """Run A and run B scored against the golden tasks: every computed figure.
+
+    :class:`buddy_eval.tasks.TaskComparison` adds its views to it; build one
+    with :func:`buddy_eval.tasks.compare_runs`.
 
     Attributes
     ----------
@@ -332,22 +332,9 @@ class TaskComparison:
         Records excluded because their golden_id is not a golden task: ``run``
         (category), ``task_id``, ``golden_id`` (str), ``position`` (int64).
     warnings : tuple of str
-
-    Examples
-    --------
-    >>> from buddy_eval import tasks
-    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
-    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
-    >>> cmp.labels, cmp.paired.n, cmp.paired.ready
-    (('tutor-v1', 'tutor-v2'), 25, True)
-    >>> cmp.missing
-      golden_id      tier
-    0     jv-29  advanced
-    1     jv-30  standard
-    >>> print(cmp.report().splitlines()[0])
-    golden tasks: 31 with 99 checks (data/golden-tasks.example.json)
-    >>> sorted(cmp.to_dict())
-    ['golden', 'missing', 'paired', 'runs', 'unpaired', 'warnings']
+    run_summaries : tuple of dict
+        Run A's and run B's row of ``summary`` with the two rates exact
+        (Fractions, None when no task is scored): the figures every view rounds.
     """
 
     golden: GoldenSet
@@ -363,6 +350,7 @@ class TaskComparison:
     missing: pd.DataFrame
     unmatched: pd.DataFrame
     warnings: tuple[str, ...]
+    run_summaries: tuple[dict, ...] = field(default=(), repr=False)
 
     @property
     def baseline(self) -> str:
@@ -379,21 +367,60 @@ class TaskComparison:
         """The labels of run A and run B."""
         return self.baseline, self.candidate
 
-    def report(self) -> str:
-        """The readable comparison the command line prints (no trailing newline)."""
-        return format_comparison(self)
+    @classmethod
+    def from_runs(
+        cls,
+        golden,
+        run_a,
+        run_b,
+        label_a: str = "A",
+        label_b: str = "B",
+        *,
+        min_n: int | None = None,
+        settings: Settings | None = None,
+    ):
+        """Score two runs' records against golden tasks and compare them (see
+        :func:`buddy_eval.tasks.compare_runs`); an instance of ``cls``."""
+        check_labels([label_a, label_b])
+        min_n = _minimum_pairs(min_n, settings)
+        golden = load_golden(golden)
+        a, b = load_run(run_a, label_a), load_run(run_b, label_b)
+        _check_disjoint(a, b)
+        labels = [label_a, label_b]
+        records = pd.concat([a.records, b.records], ignore_index=True)
+        records["run"] = pd.Categorical(records["run"].astype(str), categories=labels)
+        known = records["golden_id"].isin(golden.tasks["golden_id"])
+        records["matched"] = known.to_numpy(dtype=bool)
 
-    def to_dict(self) -> dict:
-        """The JSON object of ``buddy-eval tasks --json`` as Python values."""
-        return comparison_to_dict(self)
+        outcomes = evaluate_checks(golden.checks, records[records["matched"]])
+        scores = score_tasks(outcomes)  # its run column keeps the records' categories
+        pairs = pair_tasks(scores, label_a, label_b, golden.ids)
 
-    def to_json(self, indent: int | None = 2) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        paired = scores["golden_id"].isin(pairs["golden_id"])
+        unpaired = scores.loc[~paired, ["run", "golden_id", "task_id"]]
+        order = pd.Index(golden.ids).get_indexer(unpaired["golden_id"])
+        unpaired = unpaired.iloc[np.lexsort((order, unpaired["run"].cat.codes))]
+        anywhere = golden.tasks["golden_id"].isin(scores["golden_id"])
+        missing = golden.tasks.loc[~anywhere, ["golden_id", "tier"]]
+        unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
 
-    def __repr__(self) -> str:
-        a, b = self.labels
-        return f"<TaskComparison {a} -> {b} over {self.golden.source}>\n{self.report()}"
+        summaries = [_exact_run_summary(scores, label) for label in labels]
+        return cls(
+            golden=golden,
+            runs=(a, b),
+            records=records,
+            outcomes=outcomes,
+            scores=scores,
+            summary=_summary_frame(labels, summaries),
+            unknowns=count_unknowns(outcomes, labels),
+            pairs=pairs,
+            paired=summarize_pairs(pairs, min_n),
+            unpaired=unpaired.reset_index(drop=True),
+            missing=missing.reset_index(drop=True),
+            unmatched=unmatched.reset_index(drop=True),
+            warnings=_unmatched_warnings(unmatched, (a, b)),
+            run_summaries=tuple(summaries),
+        )
 
 
 def _check_disjoint(a: RunRecords, b: RunRecords) -> None:
@@ -434,116 +461,3 @@ def _minimum_pairs(min_n, settings) -> int:
     if min_n is not None:
         raise InputError("give min_n or settings (with its min_paired), not both")
     return settings.min_paired
-
-
-def compare_runs(
-    golden,
-    run_a,
-    run_b,
-    label_a: str = "A",
-    label_b: str = "B",
-    *,
-    min_n: int | None = None,
-    settings: Settings | None = None,
-) -> TaskComparison:
-    """Score two runs' records against golden tasks and compare them.
-
-    Parameters
-    ----------
-    golden : path, list of dict or GoldenSet
-        Golden tasks (see :func:`~buddy_eval.tasks._loading.load_golden`).
-    run_a, run_b : path, list of dict or RunRecords
-        The two runs' records (see :func:`~buddy_eval.tasks._loading.load_run`).
-    label_a, label_b : str
-        Distinct, non-empty labels; deltas are B minus A.
-    min_n : int, optional
-        Scored pairs needed before the comparison is ready for a decision and
-        a p-value is computed: the gate's ``Settings.min_paired`` under its older
-        name (default 20). Give ``min_n`` or ``settings``, not both.
-    settings : Settings, optional
-        The gate's settings; ``settings.min_paired`` is the minimum above. The
-        labels are the gate's baseline (A) and candidate (B): ``cmp.baseline``,
-        ``cmp.candidate``, and ``cmp.paired.ready`` / ``cmp.paired.min_paired``
-        are the gate's names for ``ready_for_decision`` / ``min_n``.
-
-    Returns
-    -------
-    TaskComparison
-        Every table and figure of the comparison; the inputs are not modified.
-
-    Raises
-    ------
-    InputError
-        Any input error of the loaders, equal or empty labels, or a task_id
-        present in both runs.
-
-    Examples
-    --------
-    >>> from buddy_eval import tasks
-    >>> golden = [{"id": "g1", "prompt": "Print 42", "tier": "basic",
-    ...            "checks": [{"type": "contains", "value": "42"},
-    ...                       {"type": "max_tokens", "value": 100}]},
-    ...           {"id": "g2", "prompt": "Explain a loop", "tier": "basic",
-    ...            "checks": [{"type": "not_contains", "value": "TODO"}]}]
-    >>> run_a = [{"task_id": "a1", "golden_id": "g1", "status": "completed",
-    ...           "result_text": "print(42)"},
-    ...          {"task_id": "a2", "golden_id": "g2", "status": "completed",
-    ...           "result_text": "It repeats. TODO"}]
-    >>> run_b = [{"task_id": "b1", "golden_id": "g1", "status": "completed",
-    ...           "result_text": "print(42)", "total_tokens": 60},
-    ...          {"task_id": "b2", "golden_id": "g2", "status": "completed",
-    ...           "result_text": "It repeats."}]
-    >>> print(tasks.compare_runs(golden, run_a, run_b, "A", "B").report())
-    golden tasks: 2 with 3 checks (<golden tasks>)
-    run A (A, <run records>): 2 golden tasks with a record
-      mean score 0.500 over 2 scored tasks
-      all measured checks pass: 1 of 2 scored (0.50); fully measured: 1 of 2
-      unknown checks (in no denominator): 1 of 3 (max_tokens 1)
-    run B (B, <run records>): 2 golden tasks with a record
-      mean score 1.000 over 2 scored tasks
-      all measured checks pass: 2 of 2 scored (1.00); fully measured: 2 of 2
-      unknown checks (in no denominator): 0 of 3
-    paired, B minus A: 2 golden tasks scored in both runs
-      mean delta +0.500; B higher 1, equal 1, lower 0; fully measured in both: 1 of 2
-      all measured checks pass: A only 0, B only 1, both 1, neither 0
-      ready for decision: no (2 scored pairs, at least 20 needed); no significance computed
-    unpaired: A only: none; B only: none
-    missing from both runs: none
-    """
-    check_labels([label_a, label_b])
-    min_n = _minimum_pairs(min_n, settings)
-    golden = load_golden(golden)
-    a, b = load_run(run_a, label_a), load_run(run_b, label_b)
-    _check_disjoint(a, b)
-    labels = [label_a, label_b]
-    records = pd.concat([a.records, b.records], ignore_index=True)
-    records["run"] = pd.Categorical(records["run"].astype(str), categories=labels)
-    records["matched"] = records["golden_id"].isin(golden.tasks["golden_id"]).to_numpy(dtype=bool)
-
-    outcomes = evaluate_checks(golden.checks, records[records["matched"]])
-    scores = score_tasks(outcomes)  # its run column keeps the records' categories
-    pairs = pair_tasks(scores, label_a, label_b, golden.ids)
-
-    paired = scores["golden_id"].isin(pairs["golden_id"])
-    unpaired = scores.loc[~paired, ["run", "golden_id", "task_id"]]
-    order = pd.Index(golden.ids).get_indexer(unpaired["golden_id"])
-    unpaired = unpaired.iloc[np.lexsort((order, unpaired["run"].cat.codes))]
-    anywhere = golden.tasks["golden_id"].isin(scores["golden_id"])
-    missing = golden.tasks.loc[~anywhere, ["golden_id", "tier"]]
-    unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
-
-    return TaskComparison(
-        golden=golden,
-        runs=(a, b),
-        records=records,
-        outcomes=outcomes,
-        scores=scores,
-        summary=summarize_runs(scores, labels),
-        unknowns=count_unknowns(outcomes, labels),
-        pairs=pairs,
-        paired=summarize_pairs(pairs, min_n),
-        unpaired=unpaired.reset_index(drop=True),
-        missing=missing.reset_index(drop=True),
-        unmatched=unmatched.reset_index(drop=True),
-        warnings=_unmatched_warnings(unmatched, (a, b)),
-    )

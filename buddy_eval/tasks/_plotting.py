@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._phrases import MCNEMAR, NOT_READY, WILCOXON
 from .._plot_base import (
     GAIN_COLOR,
     LOSS_COLOR,
@@ -29,7 +30,7 @@ from ._record_rules import CHECK_TYPES
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._comparison import TaskComparison
+    from ._views import TaskComparison
 
 __all__ = ["RUN_COLORS", "plot_deltas", "plot_readiness", "plot_unknowns"]
 
@@ -182,10 +183,10 @@ def plot_readiness(comparison: TaskComparison, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("golden tasks scored in both runs")
     if p.ready_for_decision:
         verdict = (
-            f"ready for decision: mean delta {format_diff(p.mean_delta, 3)}, Wilcoxon p "
-            f"{format_p_value(p.p_value)}, McNemar p {format_p_value(p.mcnemar_p_value)}"
+            f"ready for decision: mean delta {format_diff(p.mean_delta, 3)}, {WILCOXON} p "
+            f"{format_p_value(p.p_value)}, {MCNEMAR} p {format_p_value(p.mcnemar_p_value)}"
         )
     else:
-        verdict = "not ready for decision: too few scored pairs, no significance computed"
+        verdict = f"{NOT_READY} for decision: too few scored pairs, no significance computed"
     ax.set_title(verdict, fontsize=10)
     return literal_axes(ax)

@@ -172,7 +172,12 @@ def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) ->
     1  tutor-v2  27        27     0.95679          24                26
     """
     labels = list(scores["run"].cat.categories if labels is None else labels)
-    summary = pd.DataFrame([{"run": run, **_exact_run_summary(scores, run)} for run in labels])
+    return _summary_frame(labels, [_exact_run_summary(scores, run) for run in labels])
+
+
+def _summary_frame(labels: list[str], rows: list[dict]) -> pd.DataFrame:
+    """The :func:`summarize_runs` frame of the runs' exact rows (:func:`_exact_run_summary`)."""
+    summary = pd.DataFrame([{"run": run, **row} for run, row in zip(labels, rows, strict=True)])
     dtypes = dict.fromkeys(summary.columns, "int64") | {"run": pd.CategoricalDtype(labels)}
     return summary.astype(dtypes | {"mean_score": "Float64", "all_pass_rate": "Float64"})
 
