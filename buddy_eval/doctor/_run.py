@@ -75,7 +75,7 @@ def diagnose_tasks(golden, runs: Sequence = ()) -> Diagnosis:
     are paths (labelled by their file names), record lists (``run 1``, ``run 2``, ...) or
     :class:`~buddy_eval.tasks.RunRecords`.
     """
-    from ..tasks import load_golden, load_run
+    from ..tasks._loading import load_golden, load_run
 
     golden = load_golden(golden)
     labels = [_run_label(run, k) for k, run in enumerate(runs, 1)]
