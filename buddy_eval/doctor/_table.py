@@ -246,9 +246,9 @@ CHECKS = (
         "lenient-check",
         "warning",
         "results",
-        "an item's keyword check passes at least lenient_share (20%) of lenient_sample (40) "
-        "answers given to other items, sampled deterministically, with at least "
-        "lenient_min_answers (20) of them",
+        "an item's keyword check passes at least lenient_share (20%) of the answers given to "
+        "other items among lenient_sample (40) answers drawn with a fixed seed, at least "
+        "lenient_min_answers (20) of them tried",
     ),
     Check("unsolved", "warning", "results", "every version present fails the item"),
     Check("echo-gameable", "warning", "tasks", "a contains value occurs in the task's prompt"),
