@@ -552,3 +552,36 @@ def test_the_docs_page_lists_every_check_with_its_rule():
     for check in CHECKS:
         assert f"| `{check.name}` | {check.severity} | {check.reads} | {check.rule} |" in page
     assert len(list(_page_examples())) == 5
+
+
+# -- a release ledger --------------------------------------------------------------------------
+
+
+def test_the_ledger_adds_every_version_recorded_on_the_same_items(write, tmp_path, capsys):
+    ledger = tmp_path / "release.ledger"
+    recorded = replace_line(clean_input(), "NEW a11 ", "NEW a11 - Y I cannot help")
+    recorded = replace_line(recorded, "NEW r4 ", "NEW r4 - Y reply")
+    assert main([str(write(recorded, "recorded.txt")), "--ledger", str(ledger)]) in (0, 1)
+    capsys.readouterr()
+    golden = write(text_of(golden_lines()), "golden.txt")
+    assert found(golden) == set()
+    assert found(golden, ledger=ledger) == {("unsolved", ("a11",)), ("saturated", ("r4",))}
+    # An item changed since (another keyword: another fingerprint) is not matched.
+    changed = write(
+        text_of(golden_lines()).replace("a11 ANSWER L11 token11z", "a11 ANSWER L11 x11y")
+    )
+    assert found(changed, ledger=ledger) == {("saturated", ("r4",))}
+    # The input's own results count too: a version that passes a11 leaves it solved.
+    solved = clean_input().replace("\nOLD ", "\nv9 ").replace("\nNEW ", "\nv8 ")
+    assert found(solved, ledger=ledger) == set()
+    status, out, _ = _run(capsys, "--ledger", ledger, "--fail-on", "warning", golden)
+    assert status == 1
+    assert "failed by every version ('OLD', 'NEW')" in out
+
+
+def test_a_path_that_is_no_ledger_is_an_input_error(write, capsys):
+    status, out, err = _run(
+        capsys, "--ledger", write("not a ledger", "x.ledger"), write(clean_input())
+    )
+    assert (status, out) == (2, "")
+    assert "is not a buddy_eval ledger" in err

@@ -94,6 +94,12 @@ def parser() -> argparse.ArgumentParser:
         help="exit 1 when a finding is at or above this severity (default: error)",
     )
     parser.add_argument(
+        "--ledger",
+        metavar="PATH",
+        help="a release ledger (read only): unsolved, saturated and flaky run over every "
+        "version it holds on the same items (matched by fingerprint) too",
+    )
+    parser.add_argument(
         "--limit",
         action="append",
         default=[],
@@ -137,8 +143,8 @@ def run(argv: list[str], lean: bool = False) -> int:
         cli.error("give INPUT (the gate's input) or --tasks GOLDEN.json, not both")
     if args.run and args.tasks is None:
         cli.error("--run goes with --tasks")
-    if args.trials and args.tasks is not None:
-        cli.error("--trials applies to INPUT, not to --tasks")
+    if (args.trials or args.ledger) and args.tasks is not None:
+        cli.error("--trials and --ledger apply to INPUT, not to --tasks")
     if args.input == "-" and sys.stdin is None:
         return error("-: standard input is closed; nothing to read")
     limits = _limits(args.limit, cli.prog)
@@ -156,7 +162,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             with without_pandas(lean):
                 data = load_golden_set(args.input, trials=args.trials)
                 warnings = data.warnings
-                diagnosis = diagnose(data, trials=args.trials, limits=limits)
+                diagnosis = diagnose(data, trials=args.trials, limits=limits, ledger=args.ledger)
     except InputError as exc:
         return error(str(exc))
     document = doctor_document(diagnosis, {args.format if args.format != "text" else "details"})

@@ -40,6 +40,7 @@ def diagnose(
     runs: Sequence = (),
     trials: bool = False,
     limits: Limits | None = None,
+    ledger=None,
 ) -> Diagnosis:
     """Run the doctor on a golden set; the findings with what was checked.
 
@@ -58,6 +59,9 @@ def diagnose(
         The input's results are repeated trials (``flaky`` is then checked).
     limits : Limits, optional
         The checks' limits (the defaults of :class:`Limits` otherwise).
+    ledger : str or os.PathLike, optional
+        A release ledger: ``unsolved``, ``saturated`` and ``flaky`` then run over
+        every version it holds on the same items (matched by fingerprint) too.
 
     Returns
     -------
@@ -79,8 +83,8 @@ def diagnose(
     if (source is None) == (tasks is None):
         raise ValueError("give either a release-gate input or golden tasks (tasks=...)")
     if tasks is not None:
-        if trials:
-            raise ValueError("trials apply to a release-gate input, not to golden tasks")
+        if trials or ledger is not None:
+            raise ValueError("trials and a ledger apply to a release-gate input, not to tasks")
         from ._run import diagnose_tasks
 
         return diagnose_tasks(tasks, runs)
@@ -88,7 +92,7 @@ def diagnose(
         raise ValueError("run records go with golden tasks (tasks=...)")
     from ._run import diagnose_input
 
-    return diagnose_input(source, trials=trials, limits=limits)
+    return diagnose_input(source, trials=trials, limits=limits, ledger=ledger)
 
 
 def doctor(
@@ -98,6 +102,7 @@ def doctor(
     runs: Sequence = (),
     trials: bool = False,
     limits: Limits | None = None,
+    ledger=None,
 ) -> pd.DataFrame:
     """Check a golden set: a tidy DataFrame of findings, worst first.
 
@@ -128,4 +133,6 @@ def doctor(
     3      underpowered  warning        []
     4         saturated     note  [q1, q2]
     """
-    return diagnose(source, tasks=tasks, runs=runs, trials=trials, limits=limits).frame()
+    return diagnose(
+        source, tasks=tasks, runs=runs, trials=trials, limits=limits, ledger=ledger
+    ).frame()

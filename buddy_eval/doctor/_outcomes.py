@@ -50,20 +50,31 @@ def outcome_ids(trials: np.ndarray, passed: np.ndarray) -> dict[str, np.ndarray]
     }
 
 
-def outcome_findings(data: EvalInput, ids: pa.Array) -> Iterator[Finding]:
-    """``unsolved``, ``saturated`` and, with repeated trials, ``flaky``, over every version."""
+def outcome_findings(data: EvalInput, ids: pa.Array, ledger=None) -> Iterator[Finding]:
+    """``unsolved``, ``saturated`` and, with repeated trials, ``flaky``, over every version.
+
+    With ``ledger`` (a release ledger's path), over every version it holds on the same
+    items (by fingerprint) too.
+    """
     from .._scoring import score_grid
 
     versions = data.versions
+    shape = (len(versions), len(data.golden_columns))
+    if versions:
+        grid = score_grid(data, versions)
+        trials, passed = (a.reshape(shape) for a in grid.item_trials())
+    else:
+        trials = passed = np.zeros(shape, np.int64)
+    if ledger is not None:
+        from ._ledger import ledger_outcomes
+
+        versions, trials, passed = ledger_outcomes(ledger, data, versions, trials, passed)
     if not versions:
         return
-    grid = score_grid(data, versions)
-    trials, passed = grid.item_trials()
-    shape = (len(versions), len(data.golden_columns))
-    found = outcome_ids(trials.reshape(shape), passed.reshape(shape))
+    found = outcome_ids(trials, passed)
     wording = {"unsolved": say.unsolved, "saturated": say.saturated, "flaky": say.flaky}
     for name, items in found.items():
-        if name == "flaky" and not data.trials:
+        if name == "flaky" and not (data.trials or ledger is not None):
             continue
         if len(items):
             names = ids.take(pa.array(items, pa.int64())).to_pylist()

@@ -19,7 +19,9 @@ from ._tasks import run_findings, task_findings
 __all__ = ["diagnose_input", "diagnose_tasks"]
 
 
-def diagnose_input(source, *, trials: bool = False, limits: Limits | None = None) -> Diagnosis:
+def diagnose_input(
+    source, *, trials: bool = False, limits: Limits | None = None, ledger=None
+) -> Diagnosis:
     """Every golden-set check, and the result checks over every version present.
 
     ``source`` is what :func:`buddy_eval.load` reads (or an :class:`EvalInput`);
@@ -27,10 +29,10 @@ def diagnose_input(source, *, trials: bool = False, limits: Limits | None = None
     """
     limits = limits or Limits()
     data = source if isinstance(source, EvalInput) else load_golden_set(source, trials=trials)
-    return diagnose_data(data, limits)
+    return diagnose_data(data, limits, ledger)
 
 
-def diagnose_data(data: EvalInput, limits: Limits) -> Diagnosis:
+def diagnose_data(data: EvalInput, limits: Limits, ledger=None) -> Diagnosis:
     """The findings on an input already loaded (what the gate's health summary reads)."""
     golden = data.golden_columns
     ids = golden.item_id
@@ -49,7 +51,8 @@ def diagnose_data(data: EvalInput, limits: Limits) -> Diagnosis:
     findings += size_findings(n_answer, len(is_answer) - n_answer, thresholds, limits)
     if len(data.result_columns):
         findings += lenient_findings(data, ids, limits)
-        findings += outcome_findings(data, ids)
+    if len(data.result_columns) or ledger is not None:
+        findings += outcome_findings(data, ids, ledger)
     return Diagnosis(
         kind="golden set",
         source=data.source,
