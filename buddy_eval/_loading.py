@@ -378,7 +378,7 @@ def load_golden_set(source: InputSource, trials: bool = False) -> EvalInput:
     data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
     if data.strip() and not _MARKER.search(data):
         marker = ("" if data.endswith(b"\n") else "\n") + "RESULTS\n"
-        content = content + (marker.encode() if isinstance(content, bytes) else marker)
+        content = content + marker.encode() if isinstance(content, bytes) else content + marker
     del data
     return _load_content(content, name, trials)
 

@@ -77,7 +77,7 @@ def run_findings(golden: GoldenSet, runs: Sequence[RunRecords]) -> Iterator[Find
     scores = score_tasks(evaluate_checks(golden.checks, records))
     scores = scores[scores["scored"]]
     ids = golden.ids
-    position = pd.Index(ids).get_indexer(scores["golden_id"])
+    position = pd.Index(ids).get_indexer(pd.Index(scores["golden_id"]))
     run = scores["run"].cat.codes.to_numpy()
     trials = np.zeros((len(labels), len(ids)), np.int64)
     passed = np.zeros_like(trials)

@@ -50,6 +50,9 @@ DOCTOR_TITLE = "Golden set doctor"
 #: 1
 DOCTOR_FORMAT_VERSION = 1
 
+#: Characters of one finding's message a summary shows at most (its quotes are cut already).
+MESSAGE_LIMIT = 2000
+
 #: Checks the health summary names at most, worst first.
 WORST_SHOWN = 3
 
@@ -141,9 +144,12 @@ def doctor_document(diagnosis: Diagnosis, views: Collection[str] = ALL_VIEWS) ->
         ),
     )
     unit = "items" if diagnosis.kind == "golden set" else "tasks"
+    # A message quotes user text (keywords, ids, labels, task values): escaped by each renderer.
     entries = tuple(
         Bullet(
-            (f.message, IdList(f.ids, unit)) if f.ids else (f.message,),
+            ((User(f.message, MESSAGE_LIMIT),), IdList(f.ids, unit))
+            if f.ids
+            else ((User(f.message, MESSAGE_LIMIT),),),
             lead=f"{f.severity} {f.check}",
         )
         for f in diagnosis.findings
