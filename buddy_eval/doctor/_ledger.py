@@ -42,12 +42,24 @@ def ledger_outcomes(
     InputError
         The path is not a ledger this buddy_eval reads, or it is damaged.
     """
-    from ..ledger._record import _golden_items
     from ..ledger._schema import reading
-    from ..ledger._store import golden_sets, result_sets, versions
+    from ..ledger._store import golden_sets, item_fingerprint, result_sets, versions
 
     name = str(path)
-    position = {row[0]: k for k, row in enumerate(_golden_items(data))}
+    golden = data.golden_columns
+    kinds = np.where(golden.is_answer, "ANSWER", "REFUSE").tolist()
+    position = {
+        item_fingerprint(item_id, kind, source, words or []): k
+        for k, (item_id, kind, source, words) in enumerate(
+            zip(
+                golden.item_id.to_pylist(),
+                kinds,
+                golden.required_source.to_pylist(),
+                golden.keywords.to_pylist(),
+                strict=True,
+            )
+        )
+    }
     rows = {label: k for k, label in enumerate(labels)}
     labels, extra_trials, extra_passed = list(labels), [], []
     n_items = trials.shape[1]
