@@ -72,7 +72,10 @@ other commands:
                        list the ledger's versions, evaluations and releases
   buddy-eval history --ledger PATH [--format text|json|markdown]
                        what happened across the recorded versions
-  (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
+  buddy-eval doctor INPUT   (or --tasks G.json [--run R.json ...])
+                       check the golden set itself (see buddy-eval doctor --help)
+  (a file named "tasks", "notebook", "ledger", "history" or "doctor" is read as
+  ./tasks, ...)
 
 examples:
   buddy-eval data/sample_release.txt

@@ -53,6 +53,9 @@ DOCTOR_FORMAT_VERSION = 1
 #: Characters of one finding's message a summary shows at most (its quotes are cut already).
 MESSAGE_LIMIT = 2000
 
+#: Where a capped id list of the doctor's summary sends the reader for the rest.
+WHERE_LISTED = "full list: `buddy-eval doctor --format json`"
+
 #: Checks the health summary names at most, worst first.
 WORST_SHOWN = 3
 
@@ -147,7 +150,7 @@ def doctor_document(diagnosis: Diagnosis, views: Collection[str] = ALL_VIEWS) ->
     # A message quotes user text (keywords, ids, labels, task values): escaped by each renderer.
     entries = tuple(
         Bullet(
-            ((User(f.message, MESSAGE_LIMIT),), IdList(f.ids, unit))
+            ((User(f.message, MESSAGE_LIMIT),), IdList(f.ids, unit, where=WHERE_LISTED))
             if f.ids
             else ((User(f.message, MESSAGE_LIMIT),),),
             lead=f"{f.severity} {f.check}",
