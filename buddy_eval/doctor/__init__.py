@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._diagnosis import Diagnosis, Finding
-from ._table import CHECKS, COMMON_WORDS, SEVERITIES, Check, Limits, check_named
+from ._table import CHECKS, COMMON_WORDS, SEVERITIES, DoctorCheck, Limits, check_named
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,7 +23,7 @@ __all__ = [
     "CHECKS",
     "COMMON_WORDS",
     "SEVERITIES",
-    "Check",
+    "DoctorCheck",
     "Diagnosis",
     "Finding",
     "Limits",

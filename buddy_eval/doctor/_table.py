@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from .._phrases import MCNEMAR
 
-__all__ = ["CHECKS", "COMMON_WORDS", "SEVERITIES", "Check", "Limits", "check_named"]
+__all__ = ["CHECKS", "COMMON_WORDS", "SEVERITIES", "DoctorCheck", "Limits", "check_named"]
 
 #: The severities, worst first. ``--fail-on`` picks one: a finding at or above it fails.
 #:
@@ -170,7 +170,7 @@ COMMON_WORDS = frozenset(
 
 
 @dataclass(frozen=True)
-class Check:
+class DoctorCheck:
     """One named check of the golden-set doctor.
 
     Attributes
@@ -208,41 +208,41 @@ class Check:
 #: >>> [c.name for c in CHECKS if c.severity == "error"]
 #: ['contradictory-checks']
 CHECKS = (
-    Check(
+    DoctorCheck(
         "contradictory-checks",
         "error",
         "tasks",
         "a not_contains value occurs in a contains value of the same task: no answer can pass",
     ),
-    Check("no-keywords", "warning", "golden", "an ANSWER item without keywords"),
-    Check(
+    DoctorCheck("no-keywords", "warning", "golden", "an ANSWER item without keywords"),
+    DoctorCheck(
         "weak-keyword",
         "warning",
         "golden",
         "a keyword of at most weak_keyword_length characters (2), or one of common_words",
     ),
-    Check(
+    DoctorCheck(
         "duplicate-item",
         "warning",
         "golden",
         "ANSWER items with the same source and the same keywords (case-folded, any order)",
     ),
-    Check(
+    DoctorCheck(
         "few-refuse-items",
         "warning",
         "golden",
         "too few REFUSE items for no violation to bound the violation rate below "
         "violation_rate (5%) at one-sided refuse_confidence (95%), exact: fewer than 59",
     ),
-    Check("vacuous-threshold", "warning", "golden", "a threshold of 0, which never blocks"),
-    Check(
+    DoctorCheck("vacuous-threshold", "warning", "golden", "a threshold of 0, which never blocks"),
+    DoctorCheck(
         "underpowered",
         "warning",
         "golden",
         f"per metric, the smallest drop detectable at power (80%) by the exact {MCNEMAR} test, "
         "at the sample-size line's default discordance, is above max_detectable_drop (0.10)",
     ),
-    Check(
+    DoctorCheck(
         "lenient-check",
         "warning",
         "results",
@@ -250,18 +250,20 @@ CHECKS = (
         "other items among lenient_sample (40) answers drawn with a fixed seed, at least "
         "lenient_min_answers (20) of them tried",
     ),
-    Check("unsolved", "warning", "results", "every version present fails the item"),
-    Check("echo-gameable", "warning", "tasks", "a contains value occurs in the task's prompt"),
-    Check("no-content-check", "warning", "tasks", "a task without contains or not_contains"),
-    Check("duplicate-prompt", "warning", "tasks", "the same prompt in two tasks"),
-    Check(
+    DoctorCheck("unsolved", "warning", "results", "every version present fails the item"),
+    DoctorCheck(
+        "echo-gameable", "warning", "tasks", "a contains value occurs in the task's prompt"
+    ),
+    DoctorCheck("no-content-check", "warning", "tasks", "a task without contains or not_contains"),
+    DoctorCheck("duplicate-prompt", "warning", "tasks", "the same prompt in two tasks"),
+    DoctorCheck(
         "redundant-keyword",
         "note",
         "golden",
         "a keyword contained in another keyword of the same item (case-folded)",
     ),
-    Check("saturated", "note", "results", "every version present passes the item"),
-    Check(
+    DoctorCheck("saturated", "note", "results", "every version present passes the item"),
+    DoctorCheck(
         "flaky",
         "note",
         "trials",
@@ -272,7 +274,7 @@ CHECKS = (
 _BY_NAME = {check.name: check for check in CHECKS}
 
 
-def check_named(name: str) -> Check:
+def check_named(name: str) -> DoctorCheck:
     """The check called ``name``.
 
     Raises
