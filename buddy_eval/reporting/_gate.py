@@ -76,7 +76,17 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     if views & {DETAILS, MARKDOWN, HTML, JSON}:
         health = gate_health(evaluation)  # the doctor, once for every view
         if views & {DETAILS, MARKDOWN, HTML}:
-            sections.append(health_section(health))
+            # In --details: after the lines about which items are covered, before the
+            # statistics (which Evaluation.details() gives alone); in the summaries: last.
+            at = next(
+                (
+                    k + 1
+                    for k, s in enumerate(sections)
+                    if s.key == "compared" and DETAILS in s.views
+                ),
+                next((k for k, s in enumerate(sections) if DETAILS in s.views), len(sections)),
+            )
+            sections.insert(at, health_section(health))
         if JSON in views:
             record = gate_record(evaluation, coverage_record(evaluation))
             record["golden_set_health"] = health_record(health)

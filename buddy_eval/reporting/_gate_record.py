@@ -3,7 +3,7 @@
 One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
 
     {
-      "format_version": 1,
+      "format_version": 2,
       "source": "data/sample_release.txt",
       "baseline": "OLD",
       "candidate": "NEW",
