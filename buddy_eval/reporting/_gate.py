@@ -60,7 +60,7 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     >>> import buddy_eval as be
     >>> from buddy_eval.reporting import gate_document, render_text
     >>> document = gate_document(be.evaluate("data/example.txt"), {"details"})
-    >>> print(render_text(document).splitlines()[0])
+    >>> print(render_text(document).splitlines()[2])
     Paired comparison of NEW against OLD
     """
     views = frozenset(views)

@@ -73,7 +73,7 @@ def details(evaluation: Evaluation) -> str:
     --------
     >>> import buddy_eval as be
     >>> from buddy_eval.reporting import details
-    >>> print(details(be.evaluate("data/example.txt")).splitlines()[0])
+    >>> print(details(be.evaluate("data/example.txt")).splitlines()[2])
     Paired comparison of NEW against OLD
     """
     return render_text(gate_document(evaluation, {DETAILS}))
