@@ -256,7 +256,7 @@ def test_the_gate_schema_refuses_what_the_format_never_holds(outputs):
     report = outputs["gate"]["sample-release"]
     assert not _errors("gate", report)
     changed = [
-        {**report, "format_version": 2},
+        {**report, "format_version": FORMAT_VERSION + 1},
         {k: v for k, v in report.items() if k != "warnings"},
         {**report, "extra": 1},
         {**report, "versions": {**report["versions"], "v9": report["versions"]["OLD"]}},

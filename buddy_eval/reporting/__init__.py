@@ -10,6 +10,7 @@ the command line.
 
 from __future__ import annotations
 
+from ._doctor import DOCTOR_FORMAT_VERSION, DOCTOR_TITLE, doctor_document, health_line
 from ._gate import GATE_TITLE, gate_document
 from ._history import history_document
 from ._html import render_html
@@ -47,6 +48,8 @@ from ._views import (
 )
 
 __all__ = [
+    "DOCTOR_FORMAT_VERSION",
+    "DOCTOR_TITLE",
     "GATE_TITLE",
     "Bullet",
     "Bullets",
@@ -67,7 +70,9 @@ __all__ = [
     "coverage_text",
     "details",
     "dumps",
+    "doctor_document",
     "gate_document",
+    "health_line",
     "history_document",
     "json_record",
     "junit_report",

@@ -3,7 +3,7 @@
 One JSON object (UTF-8, valid JSON: never ``NaN`` or ``Infinity``)::
 
     {
-      "format_version": 1,
+      "format_version": 2,
       "source": "data/sample_release.txt",
       "baseline": "OLD",
       "candidate": "NEW",
@@ -86,7 +86,7 @@ from ..formatting import format_outlook
 
 __all__ = ["FORMAT_VERSION", "gate_record"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _SETTINGS = ("confidence", "alpha", "min_paired", "drop", "power", "margin", "rule")
 
