@@ -62,7 +62,7 @@ def outcome_findings(data: EvalInput, ids: pa.Array, ledger=None) -> Iterator[Fi
     shape = (len(versions), len(data.golden_columns))
     if versions:
         grid = score_grid(data, versions)
-        trials, passed = (a.reshape(shape) for a in grid.item_trials())
+        trials, passed = (a.reshape(shape) for a in (grid.trials, grid.passes_all))
     else:
         trials = passed = np.zeros(shape, np.int64)
     if ledger is not None:
