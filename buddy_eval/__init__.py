@@ -86,7 +86,8 @@ _LAZY = {
     "record": "ledger._record",
     "release": "ledger._releases",
     "rollback": "ledger._releases",
-    "history": "ledger._history",
+    "history": "_ledger_views",
+    "doctor": "doctor",  # bound at import below: the package of the same name loads first
     "plot_history": "ledger._plotting",
     "plot_history_grid": "ledger._plotting",
     "slice_table": "_slice_views",
@@ -107,6 +108,7 @@ __all__ = [
     "Thresholds",
     "evaluate",
     "collapsible",
+    "doctor",
     "flipped_items",
     "format_comparison",
     "format_metrics_table",
@@ -152,3 +154,8 @@ def __dir__() -> list[str]:
 
 
 __version__ = "0.1.0"
+
+# ``be.doctor`` and the package ``buddy_eval.doctor`` share a name. The package loads
+# nothing heavy, so it is imported here: the name is the function from the start (a
+# later import of the package would otherwise put the package in its place).
+from .doctor import doctor  # noqa: E402

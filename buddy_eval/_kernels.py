@@ -22,6 +22,8 @@ The kernels:
 - :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
   :func:`occurrences`: hashing values once, finding duplicates among integer
   codes, numbering the repeats of each code.
+- :func:`counts_per_slot`, :func:`sums_by_key`: rows per slot, sums of whole
+  numbers per distinct integer key.
 - :func:`contains_casefold`: ``word.casefold() in text.casefold()`` for many
   (text, word) pairs.
 - :class:`Texts`: strings kept as a view on the input bytes.
@@ -43,6 +45,8 @@ __all__ = [
     "Texts",
     "contains_casefold",
     "contains_casefold_reference",
+    "counts_per_slot",
+    "counts_per_slot_reference",
     "find_line",
     "first_appearance_codes",
     "first_byte",
@@ -61,6 +65,8 @@ __all__ = [
     "split_lines",
     "split_lines_reference",
     "strings",
+    "sums_by_key",
+    "sums_by_key_reference",
     "value_offsets",
 ]
 
@@ -561,6 +567,61 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
         first[slot[numbered]] = n
         remaining = remaining[~is_first]
         number += 1
+    return out
+
+
+def counts_per_slot(
+    slots: np.ndarray, n_slots: int, where: np.ndarray | None = None, *, distinct: bool = False
+) -> np.ndarray:
+    """Per slot in ``[0, n_slots)``: how many rows (of those ``where`` holds) fall in it, int64.
+
+    ``distinct=True`` promises that no slot holds two rows: the mask is then
+    written into the slots (one scatter, no copy of the selected rows);
+    otherwise one ``bincount`` of the selected slots. Must equal
+    :func:`counts_per_slot_reference`.
+    """
+    if distinct:
+        out = np.zeros(n_slots, np.int64)
+        out[slots] = 1 if where is None else where
+        return out
+    return np.bincount(slots if where is None else slots[where], minlength=n_slots)
+
+
+def counts_per_slot_reference(slots, n_slots: int, where) -> list[int]:
+    """The slow twin of :func:`counts_per_slot`: a running count per slot."""
+    out = [0] * n_slots
+    for slot, kept in zip(slots, where, strict=True):
+        out[slot] += bool(kept)
+    return out
+
+
+def sums_by_key(
+    keys: np.ndarray, weights: np.ndarray, span: int, where: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Over the rows ``where`` holds: the distinct keys in ``[0, span)``, ascending, and
+    the sum of the weights (whole numbers) of each.
+
+    Linear counting (two ``bincount``, the rows left out sent to one extra
+    slot rather than copied out) when ``span`` is small against the rows,
+    else one sort (``np.unique``). Sums are added as floats, exact below
+    2**53, and returned as int64. Must equal :func:`sums_by_key_reference`.
+    """
+    if span <= 4 * len(keys) + 1024:
+        slot = np.where(where, keys, span)
+        groups = np.flatnonzero(np.bincount(slot, minlength=span + 1)[:span])
+        sums = np.bincount(slot, weights=weights, minlength=span + 1)[groups]
+    else:
+        groups, group_of = np.unique(keys[where], return_inverse=True)
+        sums = np.bincount(group_of, weights=weights[where], minlength=len(groups))
+    return groups, np.rint(sums).astype(np.int64)
+
+
+def sums_by_key_reference(keys, weights, where) -> dict[int, int]:
+    """The slow twin of :func:`sums_by_key`: a dict of sums per key, keys ascending."""
+    out: dict[int, int] = {}
+    for key, weight, kept in sorted(zip(keys, weights, where, strict=True)):
+        if kept:
+            out[key] = out.get(key, 0) + weight
     return out
 
 

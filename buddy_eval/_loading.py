@@ -362,6 +362,29 @@ def load(source: InputSource, trials: bool = False) -> EvalInput:
     if isinstance(source, EvalInput):
         return source
     content, name = _read_source(source)
+    return _load_content(content, name, trials)
+
+
+def load_golden_set(source: InputSource, trials: bool = False) -> EvalInput:
+    """:func:`load`, where the ``RESULTS`` section may be left out (a golden set on its own).
+
+    Without a ``RESULTS`` line the input holds the thresholds and the golden
+    items only, and loads with no result; with one, it loads as :func:`load`
+    loads it, whatever version labels its results name.
+    """
+    if isinstance(source, EvalInput):
+        return source
+    content, name = _read_source(source)
+    data = content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
+    if data.strip() and not _MARKER.search(data):
+        marker = ("" if data.endswith(b"\n") else "\n") + "RESULTS\n"
+        content = content + marker.encode() if isinstance(content, bytes) else content + marker
+    del data
+    return _load_content(content, name, trials)
+
+
+def _load_content(content: str | bytes, name: str, trials: bool) -> EvalInput:
+    """Check the input's content (bytes or text) read from ``name``."""
     try:
         raw = _split(content, name)
     except InputError as error:

@@ -15,7 +15,7 @@ It opens with a verdict banner and the input's name and SHA-256. It hides the
 code cells (a release manager reads the verdict, the tables and the charts);
 ``--with-code`` keeps them. Answer text reaches the HTML only through escaped
 paths (DataFrame HTML, escaped text outputs,
-:func:`buddy_eval._notebook_views.evaluation_html`), so an answer holding
+:func:`buddy_eval.reporting.render_html`), so an answer holding
 ``<script>`` shows as text.
 
 The notebook kernel runs in a temporary directory holding a copy of INPUT
@@ -145,7 +145,7 @@ def render_report(
       its reasons, then the input file's name, the SHA-256 of its bytes, the
       buddy-eval version and the labels compared, and ``date`` when given
       (never the clock's). Right under it the decision summary
-      (:func:`buddy_eval._notebook_views.decision_summary`): per blocking reason,
+      (the gate document's ``explained`` section): per blocking reason,
       whether the change is clear or could be noise and whether the metric
       is ready for a decision, then the caveats.
     - The notebook's cells tagged ``report-hide`` (notes for developers) are
@@ -279,14 +279,18 @@ def render_report(
             ) from None
         finally:
             _stop_kernels()
-    from ._notebook_views import decision_summary_html
+    from .reporting import gate_document, render_html
+    from .reporting._model import HTML
 
+    document = gate_document(evaluation, {HTML})
+    verdict = _verdict_of(document)
+    why = render_html(document, sections=[document.section("explained")])
     digest = hashlib.sha256(content).hexdigest()
-    banner = report_banner(evaluation, name=name, sha256=digest, date=date)
+    banner = report_banner(evaluation, name=name, sha256=digest, date=date, document=document)
     return page(
-        f"{banner}\n{decision_summary_html(evaluation)}",
+        f"{banner}\n{why}",
         export_body(executed, with_code=with_code),
-        title=f"{REPORT_TITLE}: {'RELEASE' if evaluation.release else 'BLOCK'}",
+        title=f"{REPORT_TITLE}: {verdict.word}",
         with_code=with_code,
     )
 
@@ -379,28 +383,44 @@ def export_body(nb, *, with_code: bool = False) -> str:
     return body.strip()
 
 
-def report_banner(evaluation, *, name: str, sha256: str, date=None) -> str:
-    """The verdict banner and the provenance list at the top of the report (escaped)."""
-    from . import __version__
+def _verdict_of(document):
+    """The verdict block of a gate document."""
+    from .reporting import Verdict
 
-    decision = evaluation.decision
-    word = "RELEASE" if decision.release else "BLOCK"
-    reasons = "".join(f"<li>{escape(r)}</li>" for r in decision.reasons)
+    return next(b for b in document.section("verdict").blocks if isinstance(b, Verdict))
+
+
+def report_banner(evaluation, *, name: str, sha256: str, date=None, document=None) -> str:
+    """The verdict banner and the provenance list at the top of the report (escaped).
+
+    The banner lays out the verdict of the evaluation's gate document (its
+    word and reasons; ``document`` when already built), the labels compared
+    and the provenance.
+    """
+    from . import __version__
+    from .reporting import gate_document
+    from .reporting._html import html_text
+    from .reporting._model import HTML
+
+    if document is None:
+        document = gate_document(evaluation, {HTML})
+    verdict = _verdict_of(document)
+    reasons = "".join(f"<li>{escape(r)}</li>" for r in verdict.reasons)
     facts = [
-        ("input", escape(name)),
+        ("input", html_text(name)),
         ("SHA-256", f"<code>{sha256}</code>"),
         ("buddy-eval", escape(__version__)),
-        ("baseline", f"<code>{escape(evaluation.baseline)}</code>"),
-        ("candidate", f"<code>{escape(evaluation.candidate)}</code>"),
+        ("baseline", f"<code>{html_text(evaluation.baseline)}</code>"),
+        ("candidate", f"<code>{html_text(evaluation.candidate)}</code>"),
     ]
     if date is not None:
         shown = date.isoformat() if hasattr(date, "isoformat") else str(date)
         facts.append(("date", escape(shown)))
     rows = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts)
     return (
-        f'<header class="banner {word.lower()}" id="verdict">'
+        f'<header class="banner {verdict.word.lower()}" id="verdict">'
         f"<h1>{escape(REPORT_TITLE)}</h1>"
-        f'<p class="verdict">{word}</p>'
+        f'<p class="verdict">{escape(verdict.word)}</p>'
         + (f'<ul class="reasons">{reasons}</ul>' if reasons else "")
         + f'<dl class="provenance">{rows}</dl></header>'
     )
@@ -428,9 +448,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;padding:8px;b
 img{max-width:100%;height:auto}
 code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:.9em}
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}
-.decision-summary{margin:0 0 24px}.decision-summary h2{font-size:1.2em;margin:0 0 4px}
-.decision-summary ul{margin:0;padding-left:20px}.decision-summary li{margin:2px 0}
-.decision-summary li.caveat strong,.decision-summary li.note strong{color:#555}
+.buddy-eval-explained{margin:0 0 24px}.buddy-eval-explained h3{font-size:1.2em;margin:0 0 4px}
+.buddy-eval-explained ul{margin:0;padding-left:20px}.buddy-eval-explained li{margin:2px 0}
 .buddy-eval-table{overflow-x:auto}
 .jp-InputArea,.input_area{background:#f6f8fa}
 a.anchor-link{display:none}

@@ -27,21 +27,19 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ._paired import readiness_note
-from ._vocabulary import CHANGES, ITEM_TYPES, METRICS, RATE_METRICS
+from ._phrases import HOLM
+from ._vocabulary import CHANGES, ITEM_TYPES, RATE_METRICS
 from .formatting import (
     NO_MATH,
-    VERDICT_STYLE,
     Report,
-    format_bound,
     format_diff,
-    format_fraction,
-    format_id_list,
     format_interval,
     format_p_value,
     format_percent,
     format_rate,
 )
 from .formatting import format_count as plural
+from .reporting._gate_metrics import metric_facts, rate_text, threshold_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -50,8 +48,6 @@ __all__ = [
     "Collapsible",
     "Report",
     "collapsible",
-    "decision_summary",
-    "decision_summary_html",
     "evaluation_html",
     "flipped_items",
     "format_comparison",
@@ -378,42 +374,22 @@ def metrics_table(evaluation) -> pd.DataFrame:
     """
     import pandas as pd
 
-    paired, decision = evaluation.paired, evaluation.decision
-    # per rate metric: trials and passing trials of the baseline, then of the candidate (without
-    # repeated trials a trial is a result)
-    trials = {c.metric: [int(a.sum()) for a in c.counts] for c in evaluation._changes}
-    rows = []
-    for m in paired.metrics:
-        base_n, base_k, cand_n, cand_k = trials[m.metric]
-        b, c = m.baseline, m.candidate
-        counts = [base_k, cand_k, b.items, b.missing, c.missing, base_n, cand_n]
-        rates = [_float(b.gate), _float(c.gate), float(evaluation.thresholds[m.metric])]
-        rows.append([*counts, *rates, decision.status(m.metric, m.measured)])
-    # violations: REFUSE items answered, over the refusal metric's items; a count, no rate
-    refusal, (vb, vc) = paired["refusal"], paired.violations
-    base_n, _, cand_n, _ = trials["refusal"]
-    counts = [
-        vb.violations,
-        vc.violations,
-        refusal.baseline.items,
-        refusal.baseline.missing,
-        refusal.candidate.missing,
-        base_n,
-        cand_n,
+    facts = metric_facts(evaluation)
+    rows = [
+        [*f.counts, f.items, *f.missing, *f.trials, *map(_float, f.rates), _float(f.threshold)]
+        + [f.status]
+        for f in facts
     ]
-    rows.append([*counts, None, None, None, decision.status("violations")])
     dtypes = {**dict.fromkeys(_COUNT_COLUMNS, "int64"), **dict.fromkeys(_RATE_COLUMNS, "Float64")}
-    index = pd.Index(list(METRICS), name="metric")
+    index = pd.Index([f.metric for f in facts], name="metric")
     table = pd.DataFrame(rows, index=index, columns=METRICS_TABLE_COLUMNS, dtype=object)
     table = table.astype({**dtypes, "status": "str"})
-    exact = {m.metric: (m.baseline.gate, m.candidate.gate) for m in paired.metrics}
-    thresholds = {m: evaluation.thresholds[m] for m in RATE_METRICS}
     table.attrs = {
         "baseline": evaluation.baseline,
         "candidate": evaluation.candidate,
         "trials": evaluation.has_trials,
-        "exact": exact,
-        "exact_thresholds": thresholds,
+        "exact": {f.metric: f.rates for f in facts if f.metric in RATE_METRICS},
+        "exact_thresholds": {f.metric: f.threshold for f in facts if f.metric in RATE_METRICS},
     }
     return table
 
@@ -458,30 +434,22 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
         table = metrics_table(table)
     trials = bool(table.attrs.get("trials", False))
     exact = table.attrs.get("exact", {})
+    exact_thresholds = table.attrs.get("exact_thresholds", {})
     cells = {}
     for metric, row in table.iterrows():
-        items = int(row["items"])
         texts = []
         for k, side in enumerate(("baseline", "candidate")):
-            count = int(row[f"{side}_count"])
-            if metric == "violations":
-                texts.append(str(count))
-            elif items == 0:
-                texts.append("n/a")
-            elif trials:
-                rate = exact[metric][k] if metric in exact else row[f"{side}_rate"]
-                made_of = f"{plural(items, 'item')}, {plural(int(row[f'{side}_trials']), 'trial')}"
-                texts.append(f"{format_rate(rate)} ({made_of})")
-            else:
-                texts.append(f"{format_fraction(Fraction(count, items))} ({count}/{items})")
-        exact_threshold = table.attrs.get("exact_thresholds", {}).get(metric)
-        if exact_threshold is not None:  # the exact fraction read, rounded once, as every view
-            threshold = format_fraction(exact_threshold)
+            rate = exact[metric][k] if metric in exact else row[f"{side}_rate"]
+            made_of = int(row[f"{side}_trials"]) if trials else None
+            count, items = int(row[f"{side}_count"]), int(row["items"])
+            texts.append(rate_text(str(metric), count, items, rate, made_of))
+        if metric in exact_thresholds:  # the exact fraction read, rounded once, as every view
+            threshold = exact_thresholds[metric]
         elif pd.isna(row["threshold"]):
-            threshold = "0"
+            threshold = None
         else:  # a table built by hand: its float's shortest repr is the decimal it was read from
-            threshold = format_fraction(Fraction(repr(float(row["threshold"]))))
-        cells[metric] = [*texts, threshold, str(row["status"])]
+            threshold = Fraction(repr(float(row["threshold"])))
+        cells[metric] = [*texts, threshold_text(threshold), str(row["status"])]
     columns = [f"{table.attrs.get(side, side)} ({side})" for side in ("baseline", "candidate")]
     out = pd.DataFrame.from_dict(cells, orient="index", columns=[*columns, "threshold", "status"])
     out.index.name = "metric"
@@ -489,12 +457,13 @@ def format_metrics_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def evaluation_html(evaluation) -> str:
-    """HTML summary of an evaluation for Jupyter's rich display.
+    """HTML summary of an evaluation for Jupyter's rich display: the gate document's HTML view.
 
-    Shows the verdict, the metrics table with thresholds, the golden items with
-    no result line per version, and per metric the items fixed, regressed and
-    missing (from :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`).
-    All user text is escaped.
+    The verdict and its reasons, the metrics against the thresholds (each
+    rate with its counts), why the verdict is what it is, the items that
+    changed per metric (fixed, regressed, missing), the paired statistics and
+    the warnings: :func:`buddy_eval.reporting.gate_document` laid out by
+    :func:`buddy_eval.reporting.render_html`. All user text is escaped.
 
     Parameters
     ----------
@@ -504,40 +473,18 @@ def evaluation_html(evaluation) -> str:
     -------
     str
         A self-contained HTML fragment (inline styles only, no scripts).
-    """
-    base, cand = evaluation.baseline, evaluation.candidate
-    decision = evaluation.decision
-    head = (
-        f"<p><strong>buddy-eval</strong>: candidate <code>{escape(cand)}</code> against "
-        f"baseline <code>{escape(base)}</code> on <code>{escape(evaluation.data.source)}</code>"
-        "</p>"
-    )
-    word = "RELEASE" if decision.release else "BLOCK"
-    reasons = "; ".join(decision.reasons)
-    verdict = (
-        f'<p style="{VERDICT_STYLE[decision.release]}padding:4px 8px;">'
-        f"<strong>{word}</strong>{': ' + escape(reasons) if reasons else ''}</p>"
-    )
-    table = format_metrics_table(evaluation).to_html(escape=True, border=0, index_names=False)
 
-    missing = []
-    for version in (base, cand):
-        ids = evaluation.missing_ids(version)
-        listed = f" ({escape(format_id_list(ids))})" if ids else ""
-        missing.append(f"<code>{escape(version)}</code>: {len(ids)}{listed}")
-    flipped = [
-        f"{m.metric} {m.count('fixed')} fixed, {m.count('regressed')} regressed"
-        + (f", {m.count('mixed')} mixed" if "mixed" in m.ids else "")
-        + (f", {m.missing} missing" if m.missing else "")
-        for m in evaluation.paired.metrics
-    ]
-    warnings = f"<li>Warnings: {len(evaluation.warnings)}</li>" if evaluation.warnings else ""
-    return (
-        f'<div class="buddy-eval-evaluation {NO_MATH}">{head}{verdict}{table}<ul>'
-        f"<li>Golden items with no result: {'; '.join(missing)}</li>"
-        "<li>Items that changed (missing: no result in a version, never paired): "
-        f"{'; '.join(flipped)}</li>{warnings}</ul></div>"
-    )
+    Examples
+    --------
+    >>> from buddy_eval._notebook_views import evaluation_html
+    >>> html = evaluation_html(be.evaluate("data/example.txt"))
+    >>> "<strong>BLOCK</strong>: NEW may not replace OLD:" in html
+    True
+    """
+    from .reporting import gate_document, render_html
+    from .reporting._model import HTML
+
+    return render_html(gate_document(evaluation, {HTML}))
 
 
 def _p_cell(p, alpha: float) -> str:
@@ -606,7 +553,7 @@ def format_comparison(evaluation) -> pd.DataFrame:
                 "difference": "-" if m.diff is None else format_diff(m.diff),
                 "interval": _signed_interval(m.diff_ci),
                 "p": _p_cell(m.p_value, alpha),
-                "Holm p": _p_cell(m.p_holm, alpha),
+                f"{HOLM} p": _p_cell(m.p_holm, alpha),
                 "reading": "-" if m.reading is None else m.reading[1],
                 "ready": "yes" if m.ready else "no",
                 "items needed": "-" if m.required_n is None else str(m.required_n),
@@ -737,120 +684,6 @@ def format_source_table(evaluation) -> pd.DataFrame:
         cells["missing"] = ", ".join(shown) or "-"
         rows.append(cells)
     return pd.DataFrame(rows).astype("str")
-
-
-#: How :func:`decision_summary` words each reading of a paired comparison.
-_CLEAR = {
-    "drop": "a clear drop",
-    "gain": "a clear gain",
-    "borderline": "borderline, it could be noise",
-    "unclear": "unclear, it could be noise",
-}
-
-
-_TRIALS_NOTE = (
-    "repeated trials: the rates are means of per-item trial shares, and the statistics count "
-    "items, not trials"
-)
-
-
-def _change_words(m, paired) -> str:
-    """Whether a metric's change is clear or could be noise, with the reading and Holm p."""
-    base, n = paired.baseline, plural(m.n_paired, "paired item")
-    if not m.ready:
-        return (
-            f"The change from {base} ({format_diff(m.diff)}) cannot be told from noise: not "
-            f"ready for a decision ({n}, fewer than {paired.settings.min_paired})"
-        )
-    code, words = m.reading
-    return (
-        f"The change from {base} is {_CLEAR[code]}: difference {format_diff(m.diff)} "
-        f"{_signed_interval(m.diff_ci)}, "
-        f"Holm p {format_p_value(m.p_holm, paired.settings.alpha)} "
-        f"({words}); ready for a decision ({n})"
-    )
-
-
-def decision_summary(evaluation) -> list[tuple[str, str]]:
-    """What the verdict rests on, in words: each blocking check, then the caveats.
-
-    Reads :attr:`Evaluation.decision <buddy_eval.Evaluation.decision>`'s
-    checks and :attr:`Evaluation.paired <buddy_eval.Evaluation.paired>`; every
-    number is rounded by :mod:`buddy_eval.formatting`.
-
-    Returns
-    -------
-    list of (str, str)
-        ``(heading, text)`` pairs: one per blocking check (its reason, what
-        it compared, and for a rate whether the change against the baseline
-        is clear or could be noise, from the reading and the Holm-adjusted
-        p, and whether the metric is ready for a decision), or
-        ``("RELEASE", ...)``; then one per caveat (``caveat``: metrics not
-        measured, a golden set too small for a decision on a metric, golden
-        items with no result, unequal trial counts).
-    """
-    paired = evaluation.paired
-    decision = evaluation.decision
-    base, cand = evaluation.baseline, evaluation.candidate
-    out = []
-    for check in decision.blocking:
-        if check.kind == "violations":
-            text = (
-                f"{cand} answered {plural(check.candidate, 'REFUSE item')} it should have "
-                f"refused (none allowed); its violation rate may be as high as "
-                f"{format_bound(paired.violations[1].upper_bound)} (one-sided upper bound)"
-            )
-        else:
-            m = paired[check.metric]
-            if check.kind == "threshold":
-                text = (
-                    f"{cand} {format_rate(check.candidate)} against the threshold "
-                    f"{format_fraction(check.reference)}"
-                )
-            else:
-                text = (
-                    f"{cand} {format_rate(m.candidate.gate)} against {base} "
-                    f"{format_rate(m.baseline.gate)}"
-                )
-                if check.kind == "noninferiority":
-                    text += f" (lower bound {format_diff(check.bound)})"
-            text += f". {_change_words(m, paired)}"
-        out.append((check.reason, text))
-    if decision.release:
-        out.append(("RELEASE", "every check passes"))
-    caveats = []
-    for m in paired.metrics:
-        if not m.measured:
-            caveats.append(f"{m.metric} not measured: the golden set has no {m.item_type} item")
-        elif not m.ready:
-            caveats.append(
-                f"{m.metric}: a golden set too small to tell a change from noise "
-                f"({plural(m.n_paired, 'paired item')}, at least "
-                f"{paired.settings.min_paired} needed)"
-            )
-    for version in (base, cand):
-        if ids := evaluation.missing_ids(version):
-            caveats.append(
-                f"{version} has no result for {plural(len(ids), 'golden item')} "
-                f"({format_id_list(ids)}); each counts as failed"
-            )
-    out += [("caveat", text) for text in caveats]
-    if evaluation.has_trials:
-        out.append(("note", _TRIALS_NOTE))
-    return out
-
-
-def decision_summary_html(evaluation) -> str:
-    """:func:`decision_summary` as an escaped HTML section (for the top of the report)."""
-    items = "".join(
-        f'<li class="{escape(kind if kind in ("caveat", "note") else "reason")}">'
-        f"<strong>{escape(kind)}</strong>: {escape(text)}</li>"
-        for kind, text in decision_summary(evaluation)
-    )
-    return (
-        f'<section class="decision-summary {NO_MATH}" id="decision-summary">'
-        f"<h2>Why {'RELEASE' if evaluation.release else 'BLOCK'}</h2><ul>{items}</ul></section>"
-    )
 
 
 def format_trial_summary(evaluation) -> pd.DataFrame:

@@ -25,6 +25,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._paired_settings import Settings
+from ._phrases import (
+    CLOPPER_PEARSON_EXACT,
+    MCNEMAR_EXACT,
+    NEWCOMBE_HYBRID,
+    NOT_COMPUTED,
+    WILSON_SCORE,
+)
 from ._phrases import readiness_note as phrased_readiness_note
 from ._trials import TrialComparison, compare_trials, count_rows, flaky, item_rate_changes
 from ._vocabulary import CHANGES, ITEM_TYPE_OF, RATE_METRICS, TRIAL_CHANGES
@@ -47,9 +54,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: The method names of the single-trial intervals and bounds (plain strings).
-WILSON_METHOD = "Wilson score, over the items with a result"
-NEWCOMBE_METHOD = "Newcombe hybrid score"
-VIOLATION_BOUND_METHOD = "exact one-sided upper bound (Clopper-Pearson)"
+WILSON_METHOD = WILSON_SCORE
+NEWCOMBE_METHOD = NEWCOMBE_HYBRID
+VIOLATION_BOUND_METHOD = CLOPPER_PEARSON_EXACT
 
 __all__ = [
     "ITEM_CHANGE_COLUMNS",
@@ -122,27 +129,20 @@ def metric_changes(
     ``items`` (a boolean mask over the golden items) keeps the comparison to
     those items; None compares every item.
     """
-    flags = grid.flags()
     shape = grid.row_of.shape  # (versions, items), also when there is no item
-    present = grid.present.reshape(shape)
+    n = grid.trials.reshape(shape)
     out = []
     for metric in RATE_METRICS:
         wanted = golden_is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~golden_is_answer
         if items is not None:
             wanted = wanted & items
         rows = np.flatnonzero(wanted)
-        if grid.trials is not None:
-            n, k = grid.trials.reshape(shape), grid.passes[metric].reshape(shape)
-            counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
-        else:
-            # One trial per item: 0 or 1 trial, passing or not; the same classifier.
-            passed = flags[metric].reshape(shape) & present
-            counts = tuple(a[j, rows].astype(np.int64) for j in (0, 1) for a in (present, passed))
+        k = grid.passes[metric].reshape(shape)
+        counts = (n[0, rows], k[0, rows], n[1, rows], k[1, rows])
         change = item_rate_changes(*counts)
-        repeated = grid.trials is not None
-        if not repeated:  # no "mixed" with one trial: the one-trial labels' codes
+        if not grid.repeated:  # no "mixed" with one trial: the one-trial labels' codes
             change = np.where(change == _TRIAL_MISSING, _MISSING, change).astype(np.int8)
-        out.append(Changes(metric, rows, change, counts, repeated))
+        out.append(Changes(metric, rows, change, counts, grid.repeated))
     return tuple(out)
 
 
@@ -399,9 +399,9 @@ class MetricComparison:
     def test_method(self) -> str:
         """The name of the paired test (a plain string)."""
         if self.trials is not None:
-            method = self.trials.test_method or "not computed"
+            method = self.trials.test_method or NOT_COMPUTED
             return f"sign-flip test on per-item rate differences; {method}"
-        return "exact McNemar (two-sided binomial test on discordant pairs)"
+        return MCNEMAR_EXACT
 
     @property
     def observed_method(self) -> str:

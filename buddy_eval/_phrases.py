@@ -44,6 +44,7 @@ __all__ = [
     "not_ready_reason",
     "readiness",
     "readiness_note",
+    "verdict_line",
     "verdict_word",
 ]
 
@@ -87,6 +88,15 @@ def verdict_word(release: bool) -> str:
     ('RELEASE', 'BLOCK')
     """
     return _VERDICT_WORDS[bool(release)]
+
+
+def verdict_line(release: bool, reasons=()) -> str:
+    """The verdict on one line: ``RELEASE``, or ``BLOCK: reason; reason``.
+
+    >>> verdict_line(True), verdict_line(False, ["refusal below threshold", "integrity violations"])
+    ('RELEASE', 'BLOCK: refusal below threshold; integrity violations')
+    """
+    return RELEASE if release else f"{BLOCK}: " + "; ".join(reasons)
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:

@@ -280,10 +280,7 @@ def item_grid_outcomes(evaluation, versions=None) -> pd.DataFrame:
         raise InputError(f"unknown version label(s): {', '.join(map(repr, unknown))}")
     shape = grid.row_of.shape
     # Per cell: the trials (one or none without repeated trials) and those passing each check.
-    if grid.trials is None:
-        trials, passes = grid.present.reshape(shape), grid.flags()
-    else:
-        trials, passes = grid.trials.reshape(shape), grid.passes
+    trials, passes = grid.trials.reshape(shape), grid.passes
     is_answer = grid.is_answer.reshape(shape)
     columns = {}
     for version in versions:

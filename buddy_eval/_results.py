@@ -174,12 +174,12 @@ class Results:
     @property
     def has_trials(self) -> bool:
         """Some item has more than one trial in the baseline or the candidate."""
-        return self._grid.trials is not None
+        return self._grid.repeated
 
     @property
     def trials_per_version(self) -> dict[str, dict[str, int]] | None:
         """With repeated trials: per compared version, its trial lines and items with a trial."""
-        if self._grid.trials is None:
+        if not self._grid.repeated:
             return None
         trials = self._grid.trials.reshape(2, -1)
         return {
@@ -226,10 +226,7 @@ class Results:
         """
         frame = items_frame(self.data, self._all_versions_grid)
         if self.data.trials:
-            grid = self._all_versions_grid
-            frame["trials"] = (
-                grid.trials if grid.trials is not None else grid.present.astype(np.int64)
-            )
+            frame["trials"] = self._all_versions_grid.trials
         return frame
 
     @cached_property
@@ -360,14 +357,15 @@ class Results:
                     f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
                     f"have no result for version {version!r}; they count as failed"
                 )
-            if self._grid.trials is not None:
-                trials = self._grid.trials.reshape(2, -1)[position]
-                warnings += self._unequal_trials(version, trials)
+            trials = self._grid.trials.reshape(2, -1)[position]
+            warnings += self._unequal_trials(version, trials)
         return tuple(warnings)
 
     def _unequal_trials(self, version: str, trials: np.ndarray) -> list[str]:
         """A warning when the items a version has results for differ in trial counts."""
-        counts, items = np.unique(trials[trials > 0], return_counts=True)
+        per_count = np.bincount(trials)
+        counts = np.flatnonzero(per_count[1:]) + 1
+        items = per_count[counts]
         if len(counts) < 2:
             return []
         # Most items first; ties by more trials first.

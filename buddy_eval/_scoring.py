@@ -50,32 +50,36 @@ class Grid:
     """Outcomes on the (version x golden item) grid, as flat arrays in grid order.
 
     Cell ``v * n_items + i`` is version ``versions[v]`` and golden item ``i``.
+    One result per (version, item) is the case of one trial: every cell
+    holds 0 or 1 trial.
 
     Attributes
     ----------
     versions : list of str
         The versions scored, in order.
     row_of : numpy.ndarray
-        Shape ``(n_versions, n_items)``: the results row of each cell, or -1.
+        Shape ``(n_versions, n_items)``: the results row of each cell (its
+        first trial), or -1.
     is_answer : numpy.ndarray
         Per cell: the golden item is an ANSWER item.
     refused : numpy.ndarray
-        Per cell: a result that refused.
+        Per cell: the first trial refused.
     cited_match : numpy.ndarray
-        Per cell of an ANSWER item: the result cited the required source.
+        Per cell of an ANSWER item: the first trial cited the required source.
     n_missed : numpy.ndarray
-        Per cell: keywords the answer does not contain.
+        Per cell: keywords the first trial's answer does not contain.
     missed_keywords : pyarrow.Array
         The missed keywords themselves, cell after cell.
-    trials : numpy.ndarray or None
-        Repeated trials only (None otherwise): per cell, the number of
-        trials. ``row_of`` and the outcomes above are then the first trial's.
-    passes : dict of str to numpy.ndarray, or None
-        Repeated trials only: per metric, per cell, the trials counting in the
-        metric's numerator (for violations: trials answered).
-    passes_all : numpy.ndarray or None
-        Repeated trials only: per cell, the trials passing every check of the
-        item's type at once (ANSWER: correct and cited; REFUSE: refused).
+    trials : numpy.ndarray
+        Per cell, the number of trials (0: no result).
+    passes : dict of str to numpy.ndarray
+        Per metric, per cell, the trials counting in the metric's numerator
+        (for violations: trials answered).
+    passes_all : numpy.ndarray
+        Per cell, the trials passing every check of the item's type at once
+        (ANSWER: correct and cited; REFUSE: refused).
+    repeated : bool
+        Some cell holds more than one trial.
     """
 
     versions: list[str]
@@ -85,27 +89,18 @@ class Grid:
     cited_match: np.ndarray
     n_missed: np.ndarray
     missed_keywords: pa.Array
-    trials: np.ndarray | None = None
-    passes: dict[str, np.ndarray] | None = None
-    passes_all: np.ndarray | None = None
+    trials: np.ndarray
+    passes: dict[str, np.ndarray]
+    passes_all: np.ndarray
+    repeated: bool
 
     @property
     def present(self) -> np.ndarray:
         """Per cell: the version has a result for the item."""
         return self.row_of.ravel() >= 0
 
-    def item_trials(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per cell: its trials (0: no result) and the trials passing every check of its type."""
-        if self.trials is not None and self.passes_all is not None:
-            return self.trials, self.passes_all
-        flags = self.flags()
-        passed = np.where(
-            self.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
-        )
-        return self.present.astype(np.int64), passed.astype(np.int64)
-
     def flags(self) -> dict[str, np.ndarray]:
-        """Per metric, the cells that count in its numerator."""
+        """Per metric, the cells whose first trial counts in its numerator."""
         answered = self.present & ~self.refused
         answered_answer = answered & self.is_answer
         return {
@@ -119,14 +114,14 @@ class Grid:
 def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     """Score every (version, golden item) cell into a :class:`Grid`, no DataFrame built.
 
-    With repeated trials (``data.trials``) and some cell holding more than
-    one, the cells hold the first trial's outcomes and every trial is scored
-    too (:attr:`Grid.trials`, :attr:`Grid.passes`); otherwise the grid is
-    exactly the one-result-per-cell grid.
+    Every result row of a scored (version, item) cell is scored on its own
+    as the trial it is (one result per cell is one trial); per cell, the
+    trials and the trials counting in each metric are added up, and the
+    first trial's outcomes fill the grid's cells (which keywords it missed
+    included).
     """
-    golden = data.golden_columns
+    golden, join = data.golden_columns, data.join
     versions = list(versions)
-    join = data.join
     n_items, n_versions = len(golden), len(versions)
 
     # Join results onto the grid by position: row_of[v, i] is the results row
@@ -142,99 +137,153 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     first = keep & (join.trial == 0) if repeated else keep
     row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
     row_of[v_code[first], join.item[first]] = np.flatnonzero(first)
-    if not repeated:
-        return _score_cells(data, versions, row_of)
     del first
-    return _score_trials(data, versions, row_of, v_code, keep)
+    return _score_results(data, versions, row_of, v_code, keep, repeated)
 
 
-# Result rows scored at a time with repeated trials: bounds the per-row and
-# per-(row, keyword) temporaries whatever the number of trials.
-_TRIAL_BLOCK = 1 << 20
+# Result rows scored at a time: bounds the per-row and per-(row, keyword)
+# temporaries whatever the number of trials.
+_BLOCK = 1 << 20
 
 
-def _score_trials(
-    data: EvalInput, versions: list[str], row_of: np.ndarray, v_code: np.ndarray, keep: np.ndarray
+@dataclass(frozen=True, eq=False)
+class _Scored:
+    """Result rows scored one by one (see :func:`_score_rows`)."""
+
+    item: np.ndarray
+    is_answer: np.ndarray
+    refused: np.ndarray
+    cited: np.ndarray
+    n_missed: np.ndarray
+    # Every (row, keyword of its ANSWER item) pair, ordered by row then
+    # keyword: the row (a position in the rows scored), the keyword (a
+    # position in the flattened keywords), whether the answer holds it.
+    pair_row: np.ndarray
+    pair_kw: np.ndarray
+    found: np.ndarray
+
+    def flags(self) -> dict[str, np.ndarray]:
+        """Per row, whether it counts in each metric's numerator (one trial's outcome)."""
+        answered = ~self.refused
+        return {
+            "correctness": answered & self.is_answer & (self.n_missed == 0),
+            "citation": answered & self.cited,
+            "refusal": self.refused & ~self.is_answer,
+            "violations": answered & ~self.is_answer,
+        }
+
+
+def _keyword_starts(data: EvalInput) -> np.ndarray:
+    """Where each golden item's keywords start in the flattened keywords, and their end."""
+    keywords = data.golden_columns.keywords
+    per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
+    kw_start = np.zeros(len(per_item) + 1, np.int64)
+    np.cumsum(per_item, out=kw_start[1:])
+    return kw_start
+
+
+def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Scored:
+    """Score result rows (of golden items) one by one, each as the trial it is.
+
+    A row of an ANSWER item is cited when it cites the required source and
+    holds a keyword when its answer contains it (literal, case-insensitive),
+    refused or not; only answered rows count (:meth:`_Scored.flags`).
+    """
+    golden, results = data.golden_columns, data.result_columns
+    item = data.join.item[rows]
+    row_answer = golden.is_answer[item]
+    cited, required = results.cited, golden.required_source
+    if cited.type != required.type:
+        cited, required = large_strings(cited), large_strings(required)
+    wanted = np.flatnonzero(row_answer)
+    row_cited = np.zeros(len(rows), dtype=bool)
+    if len(wanted):
+        row_cited[wanted] = _bools(
+            pc.equal(
+                pc.take(cited, pa.array(rows[wanted])),
+                pc.take(required, pa.array(item[wanted])),
+            )
+        )
+    pair_row, pair_kw, found = _keyword_pairs(data, rows[wanted], item[wanted], kw_start)
+    pair_row = wanted[pair_row]
+    n_missed = np.bincount(pair_row[~found], minlength=len(rows))
+    return _Scored(
+        item, row_answer, results.refused[rows], row_cited, n_missed, pair_row, pair_kw, found
+    )
+
+
+def _score_results(
+    data: EvalInput,
+    versions: list[str],
+    row_of: np.ndarray,
+    v_code: np.ndarray,
+    keep: np.ndarray,
+    repeated: bool,
 ) -> Grid:
-    """The :class:`Grid` of an input with repeated trials: every trial scored once.
+    """The :class:`Grid` of the result rows ``keep`` selects: every trial scored once.
 
-    Every result row of a scored (version, item) cell is scored on its own,
-    block after block of rows; per cell, ``bincount`` adds up the trials and
-    the trials counting in each metric, and the first trial's outcomes fill
-    the grid's cells (which keywords it missed included), as
-    :func:`_score_cells` would give them.
+    Block after block of rows, each row is scored (:func:`_score_rows`);
+    per cell the trials and the trials counting in each metric are added
+    up, and the first trials' outcomes fill the grid's cells.
     """
     golden, results, join = data.golden_columns, data.result_columns, data.join
     n_versions, n_items = row_of.shape
     n_cells = n_versions * n_items
-    cited, required = results.cited, golden.required_source
-    if cited.type != required.type:
-        cited, required = large_strings(cited), large_strings(required)
-    keywords = golden.keywords
-    kw_text = pc.list_flatten(keywords)
-    per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
-    kw_start = np.zeros(len(per_item) + 1, np.int64)
-    np.cumsum(per_item, out=kw_start[1:])
+    kw_start = _keyword_starts(data)
 
     is_answer = np.tile(golden.is_answer, n_versions)
     refused = np.zeros(n_cells, dtype=bool)
     cited_match = np.zeros(n_cells, dtype=bool)
     n_missed = np.zeros(n_cells, dtype=np.int64)
-    trials = np.zeros(n_cells, dtype=np.int64)
-    passes = {metric: np.zeros(n_cells, dtype=np.int64) for metric in METRICS}
-    passes_all = np.zeros(n_cells, dtype=np.int64)
+    # Per cell: its trials ("trials"), those counting in each metric, those
+    # passing every check ("all"); added up block after block.
+    totals: dict[str, np.ndarray] = {}
     missed_cells: list[np.ndarray] = []
     missed_kws: list[np.ndarray] = []
-    trial = join.trial
-    assert trial is not None  # a trials grid is built from a trials join
 
     index = kernels.index_type(len(results))
-    for at in range(0, len(keep), _TRIAL_BLOCK):
-        rows = (np.flatnonzero(keep[at : at + _TRIAL_BLOCK]) + at).astype(index)
-        item = join.item[rows]
-        cells = v_code[rows].astype(np.int64) * n_items + item
-        row_answer = golden.is_answer[item]
-        row_refused = results.refused[rows]
+    for at in range(0, len(keep), _BLOCK):
+        rows = (np.flatnonzero(keep[at : at + _BLOCK]) + at).astype(index)
+        scored = _score_rows(data, rows, kw_start)
+        cells = v_code[rows].astype(np.int64) * n_items + scored.item
+        flags = scored.flags()
+        every = np.where(
+            scored.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
+        )
+        counted = {"trials": None, **flags, "all": every}
+        for name, where in counted.items():
+            # Without repeated trials a cell holds one row at most.
+            part = kernels.counts_per_slot(cells, n_cells, where, distinct=not repeated)
+            if name in totals:
+                totals[name] += part
+            else:
+                totals[name] = part
+        del flags, every, counted
 
-        # Citations and keywords of every ANSWER row, refused or not (the
-        # first trial's cells show them); only answered rows count.
-        wanted = np.flatnonzero(row_answer)
-        row_cited = np.zeros(len(rows), dtype=bool)
-        if len(wanted):
-            row_cited[wanted] = _bools(
-                pc.equal(
-                    pc.take(cited, pa.array(rows[wanted])),
-                    pc.take(required, pa.array(item[wanted])),
-                )
-            )
-        pair_row, pair_kw, found = _keyword_pairs(data, rows[wanted], item[wanted], kw_start)
-        pair_row = wanted[pair_row]
-        row_missed = np.bincount(pair_row[~found], minlength=len(rows))
-        del wanted
-
-        flags = _row_flags(row_answer, row_refused, row_cited, row_missed)
-        trials += np.bincount(cells, minlength=n_cells)
-        for metric, flag in flags.items():
-            passes[metric] += np.bincount(cells[flag], minlength=n_cells)
-        every = np.where(row_answer, flags["correctness"] & flags["citation"], flags["refusal"])
-        passes_all += np.bincount(cells[every], minlength=n_cells)
-        del flags, every
-
-        # The first trials fill the grid's cells.
-        is_first = trial[rows] == 0
-        first_cells = cells[is_first]
-        refused[first_cells] = row_refused[is_first]
-        cited_match[first_cells] = row_cited[is_first]
-        n_missed[first_cells] = row_missed[is_first]
-        miss = np.flatnonzero(~found & is_first[pair_row])
-        missed_cells.append(cells[pair_row[miss]])
-        missed_kws.append(pair_kw[miss])
+        # The first trials fill the grid's cells (without trial numbers every
+        # row is its cell's one trial).
+        lacking = ~scored.found
+        first: slice | np.ndarray = slice(None)
+        if join.trial is not None:
+            is_first = join.trial[rows] == 0
+            lacking &= is_first[scored.pair_row]
+            first = is_first
+        first_cells = cells[first]
+        refused[first_cells] = scored.refused[first]
+        cited_match[first_cells] = scored.cited[first]
+        n_missed[first_cells] = scored.n_missed[first]
+        miss = np.flatnonzero(lacking)
+        missed_cells.append(cells[scored.pair_row[miss]])
+        missed_kws.append(scored.pair_kw[miss])
     # A first trial's missed pairs are in keyword order: a stable sort by cell
     # gives the per-cell lists in grid order.
     missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cells])
     missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kws])
     order = np.argsort(missed_cell, kind="stable")
-    missed = pc.take(kw_text, pa.array(missed_kw[order]))
+    missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw[order]))
+    for name in ("trials", *METRICS, "all"):
+        if name not in totals:  # no result row at all
+            totals[name] = np.zeros(n_cells, dtype=np.int64)
     return Grid(
         versions,
         row_of,
@@ -243,21 +292,11 @@ def _score_trials(
         cited_match,
         n_missed,
         missed,
-        trials,
-        passes,
-        passes_all,
+        totals["trials"],
+        {metric: totals[metric] for metric in METRICS},
+        totals["all"],
+        repeated,
     )
-
-
-def _row_flags(row_answer, row_refused, row_cited, row_missed) -> dict[str, np.ndarray]:
-    """Per result row, whether it counts in each metric's numerator (one trial's outcome)."""
-    answered = ~row_refused
-    return {
-        "correctness": answered & row_answer & (row_missed == 0),
-        "citation": answered & row_cited,
-        "refusal": row_refused & ~row_answer,
-        "violations": answered & ~row_answer,
-    }
 
 
 def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
@@ -283,42 +322,20 @@ def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
         ``missed`` (per row, the list of keywords its answer lacks; empty
         for REFUSE items).
     """
-    golden, results, join = data.golden_columns, data.result_columns, data.join
     rows = np.asarray(rows, dtype=np.int64)
-    item = join.item[rows].astype(np.int64)
-    row_answer = golden.is_answer[item]
-    row_refused = results.refused[rows]
-    cited, required = results.cited, golden.required_source
-    if cited.type != required.type:
-        cited, required = large_strings(cited), large_strings(required)
-    wanted = np.flatnonzero(row_answer)
-    row_cited = np.zeros(len(rows), dtype=bool)
-    if len(wanted):
-        row_cited[wanted] = _bools(
-            pc.equal(
-                pc.take(cited, pa.array(rows[wanted])),
-                pc.take(required, pa.array(item[wanted])),
-            )
-        )
-    per_item = pc.list_value_length(golden.keywords).fill_null(0).to_numpy(zero_copy_only=False)
-    kw_start = np.zeros(len(per_item) + 1, np.int64)
-    np.cumsum(per_item, out=kw_start[1:])
-    index = kernels.index_type(len(results))
-    pair_row, pair_kw, found = _keyword_pairs(
-        data, rows[wanted].astype(index), item[wanted], kw_start
-    )
-    pair_row = wanted[pair_row]
-    row_missed = np.bincount(pair_row[~found], minlength=len(rows))
-    kw_text = pc.list_flatten(golden.keywords).to_pylist()
+    scored = _score_rows(data, rows, _keyword_starts(data))
+    kw_text = pc.list_flatten(data.golden_columns.keywords).to_pylist()
     missed: list[list[str]] = [[] for _ in range(len(rows))]
-    for r, kw in zip(pair_row[~found].tolist(), pair_kw[~found].tolist(), strict=True):
+    lacking = ~scored.found
+    for r, kw in zip(
+        scored.pair_row[lacking].tolist(), scored.pair_kw[lacking].tolist(), strict=True
+    ):
         missed[r].append(kw_text[kw])
-    flags = _row_flags(row_answer, row_refused, row_cited, row_missed)
     return {
-        "item": item,
-        "refused": row_refused.astype(bool),
-        "cited_match": row_cited,
-        **flags,
+        "item": scored.item.astype(np.int64),
+        "refused": scored.refused.astype(bool),
+        "cited_match": scored.cited,
+        **scored.flags(),
         "missed": missed,
     }
 
@@ -348,33 +365,6 @@ def _keyword_pairs(
         pair_kw,
     )
     return pair_row, pair_kw, found
-
-
-def _score_cells(data: EvalInput, versions: list[str], row_of: np.ndarray) -> Grid:
-    """The :class:`Grid` of the results placed on the grid by ``row_of``."""
-    golden, results = data.golden_columns, data.result_columns
-    n_versions, n_items = row_of.shape
-    rows = row_of.ravel()
-    present = rows >= 0
-    is_answer = np.tile(golden.is_answer, n_versions)
-    refused = np.zeros(len(rows), dtype=bool)
-    refused[present] = results.refused[rows[present]]
-
-    cells = np.flatnonzero(present & is_answer)
-    cited_match = np.zeros(len(rows), dtype=bool)
-    if len(cells):
-        cited, required = results.cited, golden.required_source
-        if cited.type != required.type:
-            cited, required = large_strings(cited), large_strings(required)
-        cited_match[cells] = _bools(
-            pc.equal(
-                pc.take(cited, pa.array(rows[cells])),
-                pc.take(required, pa.array(cells % n_items)),
-            )
-        )
-    del cells
-    n_missed, missed = _missed_keywords(data, row_of)
-    return Grid(versions, row_of, is_answer, refused, cited_match, n_missed, missed)
 
 
 def score_items(data: EvalInput, versions: Sequence[str] | None = None) -> pd.DataFrame:
@@ -474,47 +464,6 @@ def items_frame(data: EvalInput, grid: Grid) -> pd.DataFrame:
             "line": pd.arrays.IntegerArray(results.line[taken], ~present),
         }
     )
-
-
-def _missed_keywords(data: EvalInput, row_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
-    """Per grid cell: how many keywords the answer misses, and which.
-
-    Every keyword of an item is paired with each scored version's answer to
-    the item, and each (answer, keyword) pair is tested once, as
-    ``keyword.casefold() in answer.casefold()``
-    (:func:`buddy_eval._kernels.contains_casefold`). Cells with no result have
-    no pairs.
-
-    Returns
-    -------
-    n_missed : numpy.ndarray
-        Per cell, the number of keywords missed.
-    missed : pyarrow.Array
-        The missed keywords (original text), cell after cell.
-    """
-    n_versions, n_items = row_of.shape
-    answers = data.result_columns.answer
-    keywords = data.golden_columns.keywords
-    kw_item = np.asarray(pc.list_parent_indices(keywords).to_numpy(), dtype=np.int64)
-    kw_text = pc.list_flatten(keywords)
-
-    # Pair every keyword with each version's answer to its item.
-    answer_of_pair = row_of[:, kw_item].ravel()  # (n_versions, n_keywords)
-    has = answer_of_pair >= 0
-    # Pairs are ordered by version, then keyword: this many per version.
-    per_version = np.count_nonzero(has.reshape(n_versions, len(kw_item)), axis=1)
-    answer_of_pair = answer_of_pair[has].astype(kernels.index_type(len(answers)))
-    pair_kw = np.tile(np.arange(len(kw_item), dtype=np.int32), n_versions)[has]
-    del has
-    found = kernels.contains_casefold(answers, answer_of_pair, kw_text, pair_kw)
-
-    miss = np.flatnonzero(~found)
-    pair_version = np.searchsorted(np.cumsum(per_version), miss, side="right")
-    cell = pair_version * n_items + kw_item[pair_kw[miss]]
-    n_missed = np.bincount(cell, minlength=n_versions * n_items)
-    # Pairs are ordered by version, then item, then keyword: the missed ones
-    # are the per-cell lists in grid order.
-    return n_missed, pc.take(kw_text, pa.array(pair_kw[miss]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -654,45 +603,34 @@ def _counts(versions, count, flags: dict, is_answer: np.ndarray, missing: np.nda
 def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
     """The :class:`Counts` of every version on the grid.
 
+    A version's rate is the mean over the items of the metric's type of each
+    item's share of passing trials (with one trial per item: the items
+    passing over the items). Per (version, metric) the cells are grouped by
+    their trial count (a few distinct values): the exact rate is the sum
+    over the groups of ``passing trials / trials``, brought to the least
+    common multiple (:attr:`Counts.scale`, set when some item has more than
+    one trial). Violations count the REFUSE items answered in any trial.
+
     ``items`` (a boolean mask over the golden items) restricts every count to
     those items: what is counted of the others is nothing, not a failure.
     """
     n_versions, n_items = grid.row_of.shape
     is_answer = grid.is_answer
+    outside = None
     if items is not None:
         # An item outside ``items`` is of neither type: no metric counts it.
         inside = np.tile(np.asarray(items, dtype=bool), n_versions)
         is_answer = np.where(inside, is_answer, False)
         outside = ~inside
-    else:
-        outside = None
 
     def count(mask: np.ndarray) -> np.ndarray:
-        if outside is not None:
-            mask = mask & ~outside
         return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
 
-    if grid.trials is None:
-        return _counts(grid.versions, count, grid.flags(), is_answer, ~grid.present)
-    return _trial_counts(grid, count, is_answer, outside)
-
-
-_INT64_SAFE = 2**62
-
-
-def _trial_counts(grid: Grid, count, is_answer: np.ndarray, outside: np.ndarray | None) -> Counts:
-    """:class:`Counts` of a grid with repeated trials (see :attr:`Counts.scale`).
-
-    Per (version, metric) the cells are grouped by their trial count (a few
-    distinct values): the exact rate is the sum over the groups of
-    ``passing trials / trials``, brought to the least common multiple.
-    """
-    n_versions, n_items = grid.row_of.shape
     trials, passes = grid.trials, grid.passes
-    assert trials is not None and passes is not None  # called for a trials grid only
     missing = trials == 0
-    version = np.repeat(np.arange(n_versions), n_items)
     span = int(trials.max(initial=0)) + 1
+    # Per cell: its (version, trial count) as one key.
+    key = np.repeat(np.arange(n_versions) * span, n_items) + trials
     numerator, denominator, missed, scale = [], [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
@@ -704,22 +642,15 @@ def _trial_counts(grid: Grid, count, is_answer: np.ndarray, outside: np.ndarray 
             numerator.append(count(applies & (passes[metric] > 0)).tolist())
             scale.append([1] * n_versions)
             continue
+        # The passing trials of each distinct (version, trial count) pair.
         tried = applies & ~missing
-        # Distinct (version, trial count) pairs, and the passing trials of each.
-        key = version[tried] * span + trials[tried]
-        if n_versions * span <= 4 * len(key) + 1024:
-            groups = np.flatnonzero(np.bincount(key, minlength=n_versions * span))
-            group_of = np.searchsorted(groups, key)
-        else:
-            groups, group_of = np.unique(key, return_inverse=True)
-        # Float sums of whole numbers: exact below 2**53 passing trials.
-        sums = np.bincount(group_of, weights=passes[metric][tried], minlength=len(groups))
+        groups, sums = kernels.sums_by_key(key, passes[metric], n_versions * span, tried)
         pairs = [divmod(g, span) for g in groups.tolist()]
         nums, scales = [0] * n_versions, [1] * n_versions
         for v, n in pairs:
             scales[v] = math.lcm(scales[v], n)
         for (v, n), total in zip(pairs, sums.tolist(), strict=True):
-            nums[v] += round(total) * (scales[v] // n)
+            nums[v] += total * (scales[v] // n)
         numerator.append(nums)
         scale.append(scales)
     stack = [np.stack(x, axis=1).astype(np.int64) for x in (denominator, missed)]
@@ -727,7 +658,16 @@ def _trial_counts(grid: Grid, count, is_answer: np.ndarray, outside: np.ndarray 
     sc = np.array(scale, dtype=object).T
     big = any(abs(x) >= _INT64_SAFE for x in num.ravel().tolist() + sc.ravel().tolist())
     dtype = object if big else np.int64
-    return Counts(tuple(grid.versions), num.astype(dtype), stack[0], stack[1], sc.astype(dtype))
+    return Counts(
+        tuple(grid.versions),
+        num.astype(dtype),
+        stack[0],
+        stack[1],
+        sc.astype(dtype) if grid.repeated else None,
+    )
+
+
+_INT64_SAFE = 2**62
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:

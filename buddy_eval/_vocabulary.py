@@ -90,8 +90,9 @@ EXIT_COULD_NOT_FINISH = 3
 #: The exit-status table shown in every subcommand's ``--help``.
 EXIT_STATUS_HELP = """\
 exit status:
-  0  RELEASE (gate); the output was written (tasks, notebook)
-  1  BLOCK (gate only)
+  0  RELEASE (gate); the output was written (tasks, notebook); no finding at or
+     above --fail-on (doctor)
+  1  BLOCK (gate); a finding at or above --fail-on (doctor)
   2  input or usage error: one message on stderr, nothing on stdout
   3  could not finish: an I/O error (closed or full output, broken pipe),
      out of memory or an internal error; one line on stderr, never a verdict

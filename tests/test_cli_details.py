@@ -60,12 +60,14 @@ def test_details_and_json_keep_the_canonical_output(path):
     if plain.returncode == 2:
         assert detailed.stdout == as_json.stdout == plain.stdout == b""
         return
-    # --details: the three canonical lines byte for byte, a blank line, the section.
+    # --details: the three canonical lines byte for byte, a blank line, the golden set's
+    # health line, a blank line, the section.
     assert detailed.stdout.startswith(plain.stdout + b"\n")
     head = detailed.stdout.decode().split("\n")
     assert head[:3] == plain.stdout.decode().splitlines()
-    assert head[3] == ""
-    assert head[4].startswith("Paired comparison of NEW against OLD")
+    assert head[3] == head[5] == ""
+    assert head[4].startswith("golden set health: ")
+    assert head[6].startswith("Paired comparison of NEW against OLD")
     # --format json: one valid JSON object (no NaN) with the same verdict.
     report = json.loads(as_json.stdout.decode("utf-8"), parse_constant=_no_constants)
     assert report["decision"]["verdict"] == plain.stdout.decode().splitlines()[2]

@@ -21,6 +21,7 @@ PUBLIC_MODULES = [
     "buddy_eval.formatting",
     "buddy_eval.stats",
     "buddy_eval.tasks",
+    "buddy_eval.doctor",
     "buddy_eval.ledger",
     "buddy_eval.reporting",
 ]

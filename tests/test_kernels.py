@@ -146,6 +146,34 @@ def test_occurrences_equals_reference(keys):
     assert out.tolist() == kernels.occurrences_reference(keys)
 
 
+@given(st.lists(st.tuples(st.integers(0, 30), st.booleans()), max_size=60))
+def test_counts_per_slot_equals_reference(rows):
+    slots = np.array([s for s, _ in rows], np.int64)
+    where = np.array([kept for _, kept in rows], bool)
+    want = kernels.counts_per_slot_reference(slots.tolist(), 31, where.tolist())
+    assert kernels.counts_per_slot(slots, 31, where).tolist() == want
+    everything = kernels.counts_per_slot_reference(slots.tolist(), 31, [True] * len(rows))
+    assert kernels.counts_per_slot(slots, 31).tolist() == everything
+    # Distinct slots: the scatter gives the same counts.
+    first = np.unique(slots, return_index=True)[1]
+    want = kernels.counts_per_slot_reference(slots[first].tolist(), 31, where[first].tolist())
+    assert kernels.counts_per_slot(slots[first], 31, where[first], distinct=True).tolist() == want
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 50), st.integers(0, 9), st.booleans()), max_size=80),
+    st.sampled_from([51, 10_000]),  # counting, then sorting
+)
+def test_sums_by_key_equals_reference(rows, span):
+    keys = np.array([k for k, _, _ in rows], np.int64)
+    weights = np.array([w for _, w, _ in rows], np.int64)
+    where = np.array([kept for _, _, kept in rows], bool)
+    groups, sums = kernels.sums_by_key(keys, weights, span, where)
+    want = kernels.sums_by_key_reference(keys.tolist(), weights.tolist(), where.tolist())
+    assert dict(zip(groups.tolist(), sums.tolist(), strict=True)) == want
+    assert groups.tolist() == list(want)
+
+
 TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]
 
 

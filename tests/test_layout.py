@@ -140,6 +140,7 @@ def test_the_documented_layout_lists_every_module_and_only_those():
 PUBLIC_MODULES = {
     "buddy_eval",
     "buddy_eval.__main__",
+    "buddy_eval.doctor",
     "buddy_eval.formatting",
     "buddy_eval.ledger",
     "buddy_eval.reporting",

@@ -58,24 +58,27 @@ def test_repr_html_is_the_summary(ev):
 def test_summary_holds_verdict_metrics_thresholds_missing_and_flips(ev):
     html = evaluation_html(ev)
     assert (
-        "<strong>BLOCK</strong>: refusal below threshold; integrity violations; "
-        "regression in citation; regression in refusal" in html
+        '<strong>BLOCK</strong>: NEW may not replace OLD:</p><ul class="reasons">'
+        "<li>refusal below threshold</li><li>integrity violations</li>"
+        "<li>regression in citation</li><li>regression in refusal</li></ul>" in html
     )
-    # metrics table: exact counts beside the rounded figures, and the thresholds
+    # metrics table: exact counts beside the rounded figures, the thresholds, the statuses
+    assert (
+        "<tr><td>refusal</td><td>0.90 (9/10)</td><td>0.80 (8/10)</td><td>0.90</td>"
+        "<td>below threshold; regression</td></tr>" in html
+    )
     for cell in ("0.84 (27/32)", "0.91 (29/32)", "0.97 (31/32)", "0.80 (8/10)"):
         assert f"<td>{cell}</td>" in html
     for threshold in ("0.80", "0.85", "0.90"):
         assert f"<td>{threshold}</td>" in html
-    assert "<td>below threshold; regression</td>" in html
     assert "<td>integrity violations</td>" in html
-    # missing results per version, with the ids
-    assert "<code>OLD</code>: 0" in html
-    assert "<code>NEW</code>: 2 (j31, r10)" in html
+    # why: the missing results per version, with the ids
+    assert "<strong>caveat</strong>: NEW has no result for 2 golden items (j31, r10)" in html
     # changed items per metric: j31 and r10 have no NEW result, so they are missing
-    assert "correctness 5 fixed, 2 regressed, 1 missing" in html
-    assert "citation 1 fixed, 3 regressed, 1 missing" in html
-    assert "refusal 1 fixed, 1 regressed, 1 missing" in html
-    assert "Warnings: 2" in html
+    assert "<li><strong>refusal</strong>: fixed 1: r06; regressed 1: r03; missing 1: r10</li>" in (
+        html
+    )
+    assert "<h3>2 warnings</h3>" in html
 
 
 def test_summary_of_a_release():
@@ -83,10 +86,10 @@ def test_summary_of_a_release():
         "THRESHOLDS 0.5 0.5 0.5\nq1 ANSWER L1 a\nRESULTS\nOLD q1 L1 N a\nNEW q1 L1 N a\n"
     )
     html = evaluation_html(ev)
-    assert "<strong>RELEASE</strong></p>" in html
+    assert "<strong>RELEASE</strong>: NEW may replace OLD.</p>" in html
     assert "<td>not measured</td>" in html  # refusal: no REFUSE item
     assert "<td>n/a</td>" in html
-    assert "Warnings" not in html
+    assert "buddy-eval-warnings" not in html  # no warnings section (the health line counts its own)
 
 
 def test_every_user_text_is_escaped(hostile):
@@ -100,9 +103,9 @@ def test_every_user_text_is_escaped(hostile):
     assert "&lt;text&gt;" in html  # the input's name
     # the missing item's id, escaped once (not double-escaped)
     assert "q2&amp;amp;" in html
-    allowed = {"div", "p", "strong", "code", "table", "thead", "tbody", "tr", "th", "td", "ul"}
-    assert 'class="buddy-eval-evaluation tex2jax_ignore mathjax_ignore"' in html
-    assert set(re.findall(r"</?([a-zA-Z]+)", html)) <= allowed | {"li"}
+    allowed = {"div", "p", "strong", "table", "thead", "tbody", "tr", "th", "td", "ul", "li"}
+    assert 'class="buddy-eval-document buddy-eval-gate tex2jax_ignore mathjax_ignore"' in html
+    assert set(re.findall(r"</?([a-zA-Z]+\d?)", html)) <= allowed | {"section", "h2", "h3"}
 
 
 def test_answers_keep_their_text_and_are_escaped_in_html_tables(hostile):

@@ -18,8 +18,6 @@ import pytest
 import buddy_eval as be
 from buddy_eval._decision import Check
 from buddy_eval._notebook_views import (
-    decision_summary,
-    decision_summary_html,
     evaluation_html,
     format_comparison,
     format_metrics_table,
@@ -30,6 +28,7 @@ from buddy_eval._notebook_views import (
 )
 from buddy_eval._plotting import item_grid_outcomes
 from buddy_eval.formatting import format_diff, format_interval
+from buddy_eval.reporting import gate_document, render_html
 from buddy_eval.reporting import json_record as json_report
 from tests.conftest import DATA, ROOT
 
@@ -161,7 +160,8 @@ def test_changes_are_counted_with_mixed_and_add_up_to_the_items(trials):
         assert row["n_paired"] + row["missing"] == trials.paired[metric].baseline.items
     assert comparison.loc["correctness", "mixed"] == 10
     html = evaluation_html(trials)
-    assert "correctness 5 fixed, 2 regressed, 10 mixed, 1 missing" in html
+    assert "<strong>correctness</strong>: fixed 5: " in html
+    assert "; regressed 2: j06, j25; mixed 10: " in html
 
 
 def test_one_result_per_item_has_no_mixed(plain):
@@ -375,6 +375,20 @@ def test_source_table_rates_per_version_sorted_by_the_largest_drop(trials):
     assert shown.loc[0, "missing"] == "NEW 1"
 
 
+def decision_summary(ev) -> list[tuple[str, str]]:
+    """The "why" section's entries, as (lead, text) pairs."""
+    section = gate_document(ev, {"html"}).section("explained")
+    entries = section.blocks[0].entries
+    return [(e.lead, render_text_parts(e)) for e in entries]
+
+
+def render_text_parts(entry) -> str:
+    from buddy_eval.reporting import Bullets, Document, Section, render_text
+
+    doc = Document("x", "x", (Section("s", None, (Bullets((entry,)),)),))
+    return render_text(doc).split(": ", 1)[1]
+
+
 def test_decision_summary_explains_each_reason_then_the_caveats(trials):
     summary = decision_summary(trials)
     heads = [head for head, _ in summary]
@@ -387,8 +401,9 @@ def test_decision_summary_explains_each_reason_then_the_caveats(trials):
     caveats = [t for h, t in summary if h == "caveat"]
     assert any("j31, r10" in c for c in caveats)
     assert any(c.startswith("refusal: a golden set too small") for c in caveats)
-    html = decision_summary_html(trials)
-    assert html.startswith('<section class="decision-summary')
+    document = gate_document(trials, {"html"})
+    html = render_html(document, sections=[document.section("explained")])
+    assert '<section class="buddy-eval-explained"><h3>Why BLOCK</h3>' in html
 
 
 def test_decision_summary_of_a_release_names_unmeasured_metrics():
@@ -500,7 +515,8 @@ def test_the_trials_report_tells_the_verdicts_truth(tmp_path):
         assert row[4] == ev.decision.status(metric)
     assert by_metric["violations"][1:3] == [lines["OLD"]["violations"], lines["NEW"]["violations"]]
     # the decision summary right under the banner, then the sections in reading order
-    assert html.index("</header>") < html.index('id="decision-summary"') < html.index("<main>")
+    why = html.index('<section class="buddy-eval-explained">')
+    assert html.index("</header>") < why < html.index("<main>")
     headings = [h.replace("\u00b6", "").strip() for h in page.headings]
     trust, every = headings.index("How far to trust the verdict"), headings.index("Every item")
     assert trust < headings.index("What changed between the versions") < every

@@ -9,7 +9,7 @@ What is pinned, per result type and view:
   ``--format json`` and ``--format markdown``, standard error (the warnings), and the files
   ``--markdown FILE`` and ``--junit FILE`` write;
 - the Python views of the same evaluations: ``ev.report()`` and its HTML, ``ev.details()``,
-  ``ev._repr_html_()``, ``decision_summary`` (and its HTML), the DataFrames of
+  ``ev._repr_html_()``, the gate document's ``explained`` section (text and HTML), the DataFrames of
   ``metrics_table``, ``format_metrics_table``, ``format_comparison``, ``source_table``,
   ``format_source_table``, ``item_changes``, ``flipped_items``, the result's own
   ``ev.metrics``, ``ev.items`` and ``ev.comparison`` and, with trials,
@@ -339,33 +339,34 @@ def _evaluate(case: str, live_folder: Path | None = None) -> be.Evaluation:
         with outside_ci(live_folder):
             return evaluate_live("release.ledger", "live.txt", "v3")[0]
     args, _ = GATE_CASES[case]
-    settings = None
+    settings, slices = None, None
     if "--rule" in args:
         settings = be.Settings(rule="noninferiority", margin=0.02)
+    if "--slices" in args:
+        settings = be.Settings(slice_rule="drop", min_paired=10)
+        slices = ROOT / args[args.index("--slices") + 1]
     with outside_ci(ROOT):
-        return be.evaluate(args[-1], settings=settings, trials="--trials" in args)
+        return be.evaluate(args[-1], settings=settings, trials="--trials" in args, slices=slices)
 
 
 def _csv(frame: pd.DataFrame) -> str:
     return frame.to_csv(lineterminator="\n")
 
 
-def _summary_text(pairs: list[tuple[str, str]]) -> str:
-    return "".join(f"{heading}\t{text}\n" for heading, text in pairs)
-
-
 def python_views(ev: be.Evaluation) -> dict[str, str]:
     """Every Python view of one evaluation, as text (file name: content)."""
-    from buddy_eval._notebook_views import decision_summary, decision_summary_html
+    from buddy_eval.reporting import gate_document, render_html, render_text
 
     report = ev.report()
+    document = gate_document(ev, {"html"})
+    why = [document.section("explained")]
     views = {
         "report.txt": report,
         "report.html": report._repr_html_(),
         "details.txt": ev.details(),
         "repr.html": ev._repr_html_(),
-        "decision_summary.txt": _summary_text(decision_summary(ev)),
-        "decision_summary.html": decision_summary_html(ev),
+        "decision_summary.txt": render_text(document, sections=why) + "\n",
+        "decision_summary.html": render_html(document, sections=why),
         "metrics_table.csv": _csv(be.metrics_table(ev)),
         "format_metrics_table.csv": _csv(be.format_metrics_table(be.metrics_table(ev))),
         "format_comparison.csv": _csv(be.format_comparison(ev)),

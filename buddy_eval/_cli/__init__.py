@@ -59,6 +59,10 @@ def _dispatch(argv: list[str], lean: bool) -> int:
         from .ledger import run_ledger
 
         return run_ledger(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from .doctor import run as run_doctor
+
+        return run_doctor(argv[1:], lean)
     if argv[:1] == ["history"]:
         from .ledger import run_history
 

@@ -73,7 +73,10 @@ other commands:
                        list the ledger's versions, evaluations and releases
   buddy-eval history --ledger PATH [--format text|json|markdown]
                        what happened across the recorded versions
-  (a file named "tasks", "notebook", "ledger" or "history" is read as ./tasks, ...)
+  buddy-eval doctor INPUT   (or --tasks G.json [--run R.json ...])
+                       check the golden set itself (see buddy-eval doctor --help)
+  (a file named "tasks", "notebook", "ledger", "history" or "doctor" is read as
+  ./tasks, ...)
 
 examples:
   buddy-eval data/sample_release.txt
@@ -154,7 +157,8 @@ class _HidePandas(MetaPathFinder):
 
 
 @contextlib.contextmanager
-def _without_pandas(hide: bool):
+def without_pandas(hide: bool):
+    """While inside (``hide`` true), pandas cannot be imported: pyarrow works without it."""
     if not hide or "pandas" in sys.modules:
         yield
         return
@@ -218,7 +222,7 @@ def run(argv: list[str], lean: bool = False) -> int:
             and args.slice_rule is None
             and not (args.markdown or args.junit)
         )
-        with _without_pandas(lean and plain):
+        with without_pandas(lean and plain):
             if args.baseline == "live" and args.ledger is None:
                 args.input = _live_needs_a_ledger(load(args.input, trials=args.trials))
             evaluation = recorder.evaluate(args, settings)  # --baseline live: from the ledger

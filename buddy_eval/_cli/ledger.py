@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from .._errors import InputError
+from .._vocabulary import BLOCK
 from .output import (
     EXIT_COULD_NOT_FINISH,
     EXIT_RELEASE,
@@ -190,12 +191,12 @@ class Recorder:
         return status
 
 
-LEDGER_DESCRIPTION = """\
+LEDGER_DESCRIPTION = f"""\
 The release ledger: one SQLite file holding every recorded evaluation and release.
 
   buddy-eval ledger release LABEL --ledger PATH [--date D] [--note TEXT] [--override REASON]
       record that version LABEL went live. A version never recorded is refused; a
-      version whose latest verdict as a candidate was BLOCK is refused unless
+      version whose latest verdict as a candidate was {BLOCK} is refused unless
       --override gives the reason (kept and shown in every history), and --override
       is refused for any other version. The date (default today) is never before
       the version's evaluation nor before the live release. Releasing the live
@@ -305,7 +306,7 @@ def run_ledger(argv: list[str]) -> int:
 
         text = verify(args.ledger)
     else:
-        from ..ledger._show import show
+        from .._ledger_views import show
 
         text = show(args.ledger)
     write_stdout(terminal_lines(text) + "\n")
@@ -347,7 +348,7 @@ def _history_parser() -> argparse.ArgumentParser:
 def run_history(argv: list[str]) -> int:
     """``buddy-eval history ...``; return the exit status (0, or 2 for an input error)."""
     args = _history_parser().parse_args(argv)
-    from ..ledger._history import history, history_json, history_markdown, history_text
+    from .._ledger_views import history, history_json, history_markdown, history_text
 
     found = history(args.ledger)
     view = {"json": history_json, "markdown": history_markdown, "text": history_text}

@@ -4,9 +4,10 @@
 version as live and :func:`rollback` makes an earlier release live again;
 :func:`live_baseline` reads the live version back as a baseline, compared on
 the items it holds; :func:`verify` checks every row against its stored hash;
-:func:`history` reads the versions, their items and what happened across
-them (:mod:`._history`, which needs pandas and is imported on its own). The
-file's schema is in :mod:`._schema` (and docs/ledger.md).
+:func:`buddy_eval.history` reads the versions, their items and what happened
+across them (the figures in :mod:`._history`, which needs pandas and is
+imported on its own; their views are worded by :mod:`buddy_eval.reporting`).
+The file's schema is in :mod:`._schema` (and docs/ledger.md).
 """
 
 from ._live import LiveBaseline, evaluate_live, live_baseline

@@ -25,24 +25,23 @@ Definitions
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from .._vocabulary import RATE_METRICS, TRIAL_CHANGES
-from ..formatting import format_count, format_fraction, format_id_list
 from . import _store
 from ._schema import reading
-from ._show import printable, text_table
+from ._show import SHORT
 
-__all__ = ["History", "history", "history_json", "history_markdown", "history_text"]
+__all__ = ["HistoryResults", "read_history"]
 
-#: Hex digits of a fingerprint the views show.
-SHORT = 12
+_H = TypeVar("_H", bound="HistoryResults")
+
 _FIXED, _REGRESSED = TRIAL_CHANGES.index("fixed"), TRIAL_CHANGES.index("regressed")
 _MISSING = TRIAL_CHANGES.index("missing")
 # Per rate metric, which outcome column counts it.
@@ -50,93 +49,10 @@ _COLUMN = {"correctness": "correct", "citation": "cited_ok", "refusal": "refused
 
 
 @dataclass(frozen=True)
-class History:
-    """Every version in a ledger and its items, and what happened across them.
-
-    Attributes
-    ----------
-    ledger : str
-        The ledger's path.
-    versions : pandas.DataFrame
-        One row per version, in recording order:
-
-        - ``version`` (str): the label; ``position`` (int64): 1, 2, ... recording order.
-        - ``revision`` (str): the golden-set revision of the evaluation its
-          figures come from (its latest as the candidate, else its latest as
-          the baseline); ``golden_set`` (str): that golden set's short
-          fingerprint; ``golden_items`` (int64): its item count;
-          ``golden_changed`` (bool): another revision than the version before.
-        - ``date`` (str): that evaluation's date.
-        - ``correctness_numerator``, ``correctness_denominator`` (int64) and
-          ``correctness`` (Float64, NA when not measured); the same for
-          ``citation`` and ``refusal``; ``violations`` (int64). A live
-          baseline's figures cover the items it was compared on.
-        - ``evaluation`` (Int64): the evaluation its figures come from;
-          ``role`` (str): ``candidate`` or ``baseline`` in it; ``baseline``
-          (str): the baseline its latest gate as the candidate compared it
-          with; ``verdict`` (str): ``RELEASE`` or ``BLOCK`` (NA if never a
-          candidate); ``reasons`` (str): the blocking reasons, joined by ``"; "``.
-        - ``recorded_by`` (str), ``commit`` (str, NA outside CI).
-        - ``released`` (bool): it went live at least once; ``live`` (bool):
-          it is live now; ``release_date`` (str) and ``override_reason`` (str)
-          of its latest release (NA when none).
-    items : pandas.DataFrame
-        One row per observation (version, item with a result), versions in
-        recording order: ``version``, ``revision`` (where the result was
-        recorded), ``item_id``, ``item_fingerprint``, ``item_type`` (str),
-        ``trials`` (int64), ``correct``, ``cited_ok``, ``refused_ok``,
-        ``violation`` (Int64: trials passing, NA when not of the item's
-        type), ``passing_trials`` (int64: trials passing every check) and
-        ``passed`` (bool: every trial passes every check).
-    always_failed : pandas.DataFrame
-        Items failed by every observation: ``item_id``, ``item_fingerprint``,
-        ``versions`` (int64: versions holding a result).
-    flipped : pandas.DataFrame
-        Items that flipped more than once: ``item_id``, ``item_fingerprint``,
-        ``flips``, ``versions`` (int64).
-    escaped : pandas.DataFrame
-        Regressions that escaped: ``item_id``, ``item_fingerprint``,
-        ``version`` (the live version it regressed in), ``release_date``,
-        ``previous_release`` (the version live before it).
-    releases : pandas.DataFrame
-        One row per release or rollback, in order: ``release`` (int64),
-        ``kind`` (``release`` or ``rollback``), ``version``, ``date``,
-        ``evaluation`` (Int64), ``verdict``, ``override_reason``,
-        ``rollback_reason``, ``note``, ``recorded_by``, ``commit``,
-        ``run_url``, ``pipeline`` (str, NA when none).
-    revisions : pandas.DataFrame
-        One row per golden-set revision, in recording order: ``revision``,
-        ``golden_set`` (short fingerprint), ``fingerprint`` (full), ``items``,
-        ``added``, ``removed``, ``changed`` (int64: the diff from the
-        revision before, by item id).
-    revision_changes : pandas.DataFrame
-        The diffs, one row per (revision, item): ``revision``, ``change``
-        (``added``, ``removed`` or ``changed``), ``item_id``.
-    across : pandas.DataFrame
-        Where the revision changes between two consecutive versions, one row
-        per rate metric over the items both revisions share and both
-        versions hold: ``version``, ``previous_version``, ``from_revision``,
-        ``to_revision``, ``shared_items`` (int64), ``metric``, ``previous``,
-        ``current`` (object: exact Fractions, None when not measured).
-    thresholds : dict of str to Fraction
-        The thresholds of the latest evaluation (empty before any).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = os.path.join(tmp.name, "release.ledger")
-    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
-    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
-    >>> found = be.history(path)
-    >>> found.live, len(found.versions), len(found.items), len(found.releases)
-    ('OLD', 2, 8, 1)
-    >>> found.release_table()
-      release version        date     evidence reason  by
-    0       1     OLD  2026-03-01  never gated      -  ci
-    >>> found.text().splitlines()[4]          # what `buddy-eval history` prints
-    'NEW      r1        4      1.00         1.00      0.00     1           BLOCK vs OLD  -'
-    >>> tmp.cleanup()
+class HistoryResults:
+    """Every version in a ledger and its items, and what happened across them: the
+    figures, every one as recorded. :class:`buddy_eval._ledger_views.History` (what
+    :func:`buddy_eval.history` returns) adds the views and documents every attribute.
     """
 
     ledger: str
@@ -151,39 +67,15 @@ class History:
     across: pd.DataFrame = field(default_factory=pd.DataFrame)
     thresholds: dict = field(default_factory=dict)
 
-    def text(self) -> str:
-        """The history as readable text (what ``buddy-eval history`` prints)."""
-        return history_text(self)
-
-    def markdown(self) -> str:
-        """The history as Markdown (``buddy-eval history --format markdown``)."""
-        return history_markdown(self)
-
-    def json(self) -> str:
-        """The history as JSON (``buddy-eval history --format json``)."""
-        return history_json(self)
-
-    def table(self) -> pd.DataFrame:
-        """The versions as the text view shows them: one row per version, every cell text.
-
-        Columns: ``version``, ``revision``, ``items``, ``correctness``,
-        ``citation``, ``refusal``, ``violations``, ``verdict``, ``released``
-        (its latest release date, ``(live)`` for the live one, ``-`` when none).
-        """
-        return pd.DataFrame(_cells(self), columns=_HEADER, dtype="str")
-
-    def release_table(self) -> pd.DataFrame:
-        """Every release and rollback as the text view shows them (every cell text).
-
-        Columns: ``release``, ``version``, ``date``, ``evidence``, ``reason``
-        (the override or rollback reason, in full), ``by``.
-        """
-        return pd.DataFrame(_release_cells(self), columns=_RELEASE_HEADER, dtype="str")
-
     @property
     def live(self) -> str | None:
         """The live version: that of the last release or rollback (None before any)."""
         return None if self.releases.empty else str(self.releases["version"].iloc[-1])
+
+    @property
+    def live_since(self) -> str | None:
+        """The date the live version went live: that of the last release or rollback."""
+        return None if self.releases.empty else str(self.releases["date"].iloc[-1])
 
 
 def _read(name: str) -> dict:
@@ -598,21 +490,11 @@ def _across_changes(versions: pd.DataFrame, items: pd.DataFrame, rows: dict) -> 
     ).astype({"previous": object, "current": object})
 
 
-def history(ledger: str | os.PathLike[str]) -> History:
-    """Read what happened across the versions recorded in a ledger.
+def read_history(ledger: str | os.PathLike[str], kind: type[_H]) -> _H:
+    """Read what happened across the versions recorded in a ledger, as ``kind``.
 
-    Parameters
-    ----------
-    ledger : str or os.PathLike
-        An existing ledger file (see :func:`buddy_eval.record`).
-
-    Returns
-    -------
-    History
-        ``versions`` (one row per version), ``items`` (one row per
-        observation), ``always_failed``, ``flipped``, ``escaped``,
-        ``releases``, ``revisions``, ``revision_changes`` and ``across``
-        DataFrames (see :class:`History` for every column).
+    :func:`buddy_eval.history` reads it as a :class:`~buddy_eval._ledger_views.History`
+    (the same figures, with their views).
 
     Raises
     ------
@@ -623,19 +505,13 @@ def history(ledger: str | os.PathLike[str]) -> History:
     Examples
     --------
     >>> import os, tempfile
+    >>> from buddy_eval.ledger._history import HistoryResults, read_history
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = os.path.join(tmp.name, "release.ledger")
     >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
-    >>> _ = be.release(path, "OLD", date="2026-03-01", by="ci")
-    >>> found = be.history(path)
-    >>> found.versions[["version", "revision", "correctness", "verdict", "live"]]
-      version revision  correctness verdict   live
-    0     OLD       r1     0.666667     NaN   True
-    1     NEW       r1          1.0   BLOCK  False
-    >>> found.table()[["version", "correctness", "refusal", "verdict", "released"]]
-      version correctness refusal       verdict           released
-    0     OLD        0.67    1.00             -  2026-03-01 (live)
-    1     NEW        1.00    0.00  BLOCK vs OLD                  -
+    >>> found = read_history(path, HistoryResults)
+    >>> found.live, found.versions["verdict"].tolist()[1], len(found.items)
+    (None, 'BLOCK', 8)
     >>> tmp.cleanup()
     """
     name = os.fspath(ledger)
@@ -652,7 +528,7 @@ def history(ledger: str | os.PathLike[str]) -> History:
         if latest
         else {}
     )
-    return History(
+    return kind(
         name,
         versions,
         items,
@@ -664,253 +540,4 @@ def history(ledger: str | os.PathLike[str]) -> History:
         diffs,
         _across_changes(versions, items, rows),
         thresholds,
-    )
-
-
-# Views -----------------------------------------------------------------------------------
-
-
-def _rate(row, metric: str) -> str:
-    den = int(row[f"{metric}_denominator"])
-    return format_fraction(Fraction(int(row[f"{metric}_numerator"]), den) if den else None)
-
-
-def _item_names(items: pd.DataFrame) -> dict[str, str]:
-    """Per item fingerprint, its id; with the short fingerprint when an id has several."""
-    pairs = items[["item_fingerprint", "item_id"]].drop_duplicates()
-    repeated = set(pairs["item_id"][pairs["item_id"].duplicated()])
-    return {
-        fp: f"{i} [{fp[:8]}]" if i in repeated else i
-        for fp, i in zip(pairs["item_fingerprint"], pairs["item_id"], strict=True)
-    }
-
-
-_HEADER = ["version", "revision", "items", *RATE_METRICS, "violations", "verdict", "released"]
-_RELEASE_HEADER = ["release", "version", "date", "evidence", "reason", "by"]
-
-
-def _head(found: History) -> str:
-    live = found.live
-    return (
-        f"ledger {found.ledger}: {format_count(len(found.versions), 'version')}, "
-        f"{format_count(len(found.releases), 'release')}, "
-        f"{format_count(len(found.revisions), 'golden-set revision')}; "
-        + (
-            f"live: {live} since {found.releases['date'].iloc[-1]}"
-            if live is not None
-            else "nothing released yet"
-        )
-    )
-
-
-def _diff_text(found: History, revision: str) -> str:
-    """``+added -removed ~changed`` ids of a revision, capped with counts."""
-    diffs = found.revision_changes[found.revision_changes["revision"] == revision]
-    parts = []
-    for change, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
-        ids = diffs.loc[diffs["change"] == change, "item_id"].tolist()
-        if ids:
-            parts.append(f"{mark}{len(ids)} {format_id_list(ids)}")
-    return " ".join(parts) or "same items, another order"
-
-
-def _change_notes(found: History) -> dict[str, str]:
-    """Per version starting a new revision: the note shown before its row."""
-    notes = {}
-    for row in found.versions.to_dict("records"):
-        if not row["golden_changed"]:
-            continue
-        mine = found.across[found.across["version"] == row["version"]]
-        if mine.empty:
-            continue
-        first = mine.iloc[0]
-        rates = ", ".join(
-            f"{r['metric']} {format_fraction(r['previous'])} -> {format_fraction(r['current'])}"
-            for r in mine.to_dict("records")
-        )
-        notes[row["version"]] = (
-            f"golden set {first['from_revision']} -> {first['to_revision']}: "
-            f"{_diff_text(found, first['to_revision'])}; the rates above and below are on "
-            f"different items; on the {format_count(int(first['shared_items']), 'item')} both "
-            f"revisions share and both versions hold, {first['previous_version']} -> "
-            f"{row['version']}: {rates}"
-        )
-    return notes
-
-
-def _cells(found: History) -> list[list[str]]:
-    block: list[list[str]] = []
-    for row in found.versions.to_dict("records"):
-        verdict = "-" if _na(row["verdict"]) else f"{row['verdict']} vs {row['baseline']}"
-        released = "-" if _na(row["release_date"]) else row["release_date"]
-        if row["live"]:
-            released += " (live)"
-        block.append(
-            [
-                str(row["version"]),
-                "-" if _na(row["revision"]) else str(row["revision"]),
-                str(row["golden_items"]),
-                *(_rate(row, m) for m in RATE_METRICS),
-                str(row["violations"]),
-                verdict,
-                released,
-            ]
-        )
-    return block
-
-
-def _release_cells(found: History) -> list[list[str]]:
-    rows = []
-    for r in found.releases.to_dict("records"):
-        if r["kind"] == "rollback":
-            evidence, reason = "rollback", f"rollback: {r['rollback_reason']}"
-        else:
-            evidence = (
-                "never gated"
-                if _na(r["evaluation"])
-                else f"evaluation {r['evaluation']} ({r['verdict']})"
-            )
-            reason = "-" if _na(r["override_reason"]) else f"override: {r['override_reason']}"
-        by = str(r["recorded_by"])
-        if not _na(r["commit"]):
-            by += f" @ {str(r['commit'])[:SHORT]}"
-        rows.append([str(r["release"]), str(r["version"]), str(r["date"]), evidence, reason, by])
-    return rows
-
-
-def _summary(found: History) -> list[str]:
-    """The three lines about items across versions."""
-    always, flipped, escaped = found.always_failed, found.flipped, found.escaped
-    named = _item_names(found.items)
-    flips = zip(flipped["item_fingerprint"], flipped["flips"], strict=True)
-    escapes = zip(
-        escaped["item_fingerprint"], escaped["version"], escaped["release_date"], strict=True
-    )
-    return [
-        f"items failed by every version holding them ({len(always)}): "
-        + format_id_list(named[fp] for fp in always["item_fingerprint"]),
-        f"items flipped more than once ({len(flipped)}): "
-        + format_id_list(f"{named[fp]} ({n} flips)" for fp, n in flips),
-        f"regressions that escaped ({len(escaped)}): "
-        + format_id_list(f"{named[fp]} in {v} (released {d})" for fp, v, d in escapes),
-    ]
-
-
-def history_text(found: History) -> str:
-    """The history as readable text (every number through :mod:`buddy_eval.formatting`)."""
-    notes = _change_notes(found)
-    table = text_table(_HEADER, _cells(found))
-    lines = [printable(_head(found)), "", table[0]]
-    for row, line in zip(found.versions.to_dict("records"), table[1:], strict=True):
-        if row["version"] in notes:
-            lines.append(printable(f"-- {notes[row['version']]} --"))
-        lines.append(line)
-    releases = _release_cells(found)
-    if releases:
-        lines += ["", "releases:", *text_table(_RELEASE_HEADER, releases, "  ")]
-    return "\n".join([*lines, "", *(printable(line) for line in _summary(found))])
-
-
-def _md(text: str) -> str:
-    """Text that renders literally in Markdown: :func:`buddy_eval.formatting.markdown_text`
-    through ``markdown_escape`` (every invisible character, a vertical tab or U+2028 too,
-    shown as an escape)."""
-    from ..reporting._markdown import markdown_escape
-
-    return markdown_escape(text, limit=_MD_LIMIT)
-
-
-#: Characters of one Markdown cell or line at most (labels and id lists are capped already).
-_MD_LIMIT = 2000
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *("| " + " | ".join(_md(c) for c in cells) + " |" for cells in rows),
-    ]
-
-
-def history_markdown(found: History) -> str:
-    """The history as Markdown: a heading, the versions, the releases, the item lists."""
-    notes = _change_notes(found)
-    lines = [f"### {_md(_head(found))}", ""]
-    table = _md_table(_HEADER, _cells(found))
-    lines += table[:2]
-    for row, line in zip(found.versions.to_dict("records"), table[2:], strict=True):
-        if row["version"] in notes:
-            lines.append(f"| **{_md(notes[row['version']])}** |" + " |" * (len(_HEADER) - 1))
-        lines.append(line)
-    releases = _release_cells(found)
-    if releases:
-        lines += ["", "**Releases**", "", *_md_table(_RELEASE_HEADER, releases)]
-    lines.append("")
-    lines += [f"- {_md(line)}" for line in _summary(found)]
-    return "\n".join(lines)
-
-
-def _json_value(value):
-    if _na(value):
-        return None
-    if isinstance(value, Fraction):
-        return {"numerator": value.numerator, "denominator": value.denominator}
-    if hasattr(value, "item"):
-        return value.item()
-    return value
-
-
-def history_json(found: History) -> str:
-    """The history as one JSON object: exact counts as numerator and denominator."""
-    versions = []
-    for row in found.versions.to_dict("records"):
-        entry = {
-            k: _json_value(row[k])
-            for k in ("version", "revision", "golden_set", "golden_items", "golden_changed", "date")
-        }
-        for metric in RATE_METRICS:
-            num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
-            entry[metric] = {"numerator": num, "denominator": den} if den else None
-        entry["violations"] = int(row["violations"])
-        for key in (
-            "evaluation",
-            "role",
-            "baseline",
-            "verdict",
-            "reasons",
-            "recorded_by",
-            "commit",
-            "released",
-            "live",
-            "release_date",
-            "override_reason",
-        ):
-            entry[key] = _json_value(row[key])
-        versions.append(entry)
-
-    def records(frame: pd.DataFrame) -> list[dict]:
-        return [{k: _json_value(v) for k, v in r.items()} for r in frame.to_dict("records")]
-
-    revisions = []
-    for row in records(found.revisions):
-        diffs = found.revision_changes[found.revision_changes["revision"] == row["revision"]]
-        row["diff"] = {
-            change: diffs.loc[diffs["change"] == change, "item_id"].tolist()
-            for change in ("added", "removed", "changed")
-        }
-        revisions.append(row)
-    return json.dumps(
-        {
-            "ledger": found.ledger,
-            "live": found.live,
-            "versions": versions,
-            "releases": records(found.releases),
-            "revisions": revisions,
-            "across_revisions": records(found.across),
-            "always_failed": records(found.always_failed),
-            "flipped": records(found.flipped),
-            "escaped": records(found.escaped),
-        },
-        ensure_ascii=False,
-        indent=2,
     )

@@ -1,6 +1,6 @@
 """Charts of a ledger's history: the rates over versions, and the items that changed.
 
-Both take a :class:`~buddy_eval.ledger._history.History` (or a ledger path)
+Both take a :class:`~buddy_eval._ledger_views.History` (or a ledger path)
 and ``ax=None``, and return the Axes. matplotlib is imported inside the functions.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from .._plot_base import LITERAL, literal_axes, new_axes
 from .._vocabulary import RATE_METRICS
-from ._history import History, history
+from ._history import HistoryResults, read_history
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -27,11 +27,11 @@ _OVERRIDE_COLOR = "#b3261e"
 GRID_MAX_ITEMS = 60
 
 
-def _history(found: History | str | os.PathLike[str]) -> History:
-    return found if isinstance(found, History) else history(found)
+def _history(found: HistoryResults | str | os.PathLike[str]) -> HistoryResults:
+    return found if isinstance(found, HistoryResults) else read_history(found, HistoryResults)
 
 
-def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None) -> Axes:
+def plot_history(found: HistoryResults | str | os.PathLike[str], ax: Axes | None = None) -> Axes:
     """Correctness, citation and refusal over the versions, in recording order.
 
     A line per metric, broken where the golden set changed (a dashed
@@ -115,7 +115,7 @@ def plot_history(found: History | str | os.PathLike[str], ax: Axes | None = None
 
 
 def plot_history_grid(
-    found: History | str | os.PathLike[str],
+    found: HistoryResults | str | os.PathLike[str],
     ax: Axes | None = None,
     *,
     max_items: int = GRID_MAX_ITEMS,

@@ -45,6 +45,7 @@ import numpy as np
 import pyarrow as pa
 
 from .._errors import InputError, quoted
+from .._phrases import verdict_word
 from .._thresholds import decimal_text
 from .._vocabulary import METRICS
 from ..formatting import format_count
@@ -621,11 +622,7 @@ def _versions(evaluation, fingerprints: pa.Array, answers: bool) -> list[_Versio
     results, join = data.result_columns, data.join
     n_items = len(data.golden_columns)
     is_answer = data.golden_columns.is_answer
-    trials, passed = grid.item_trials()
-    if grid.trials is not None:
-        passes = grid.passes
-    else:
-        passes = {m: f.astype(np.int64) for m, f in grid.flags().items()}
+    trials, passed, passes = grid.trials, grid.passes_all, grid.passes
     trial = join.trial if join.trial is not None else np.zeros(len(join.item), np.int64)
     answer_column = results.answer.column()
     out = []
@@ -789,7 +786,7 @@ def prepare(
         trials=bool(data.trials),
         compared_items=len(items) - len(not_compared),
         not_compared=not_compared,
-        verdict="RELEASE" if evaluation.decision.release else "BLOCK",
+        verdict=verdict_word(evaluation.decision.release),
         reasons=json.dumps(list(evaluation.decision.reasons)),
         metrics=metrics,
         checks=checks,

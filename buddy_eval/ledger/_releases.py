@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._errors import InputError, quoted
+from .._vocabulary import BLOCK, RELEASE
 from . import _store
 from ._record import Provenance, _text, check_date, new_id, now_utc, today
 from ._schema import writing
@@ -91,7 +92,7 @@ class Released:
             if self.evaluation_id is not None
             else "never gated as a candidate"
         )
-        override = f"; BLOCK overridden: {self.override_reason}" if self.override_reason else ""
+        override = f"; {BLOCK} overridden: {self.override_reason}" if self.override_reason else ""
         return (
             f"released {quoted(self.version)} on {self.date} {evidence}{override} "
             f"(release {self.release_id})"
@@ -179,7 +180,7 @@ def release(
     """
     label = _label(version)
     note = _text(note, "--note")
-    override = _reason(override, "why the BLOCK is overridden", "--override")
+    override = _reason(override, f"why the {BLOCK} is overridden", "--override")
     date = check_date(date, "--date") or today()
     provenance = Provenance.here(by)
     name = os.fspath(ledger_path)
@@ -206,14 +207,14 @@ def release(
                 )
             _tell(announce, result.message)
             return result
-        if verdict == "BLOCK" and override is None:
+        if verdict == BLOCK and override is None:
             raise InputError(
                 f"version {quoted(label)} was blocked by its latest gate (evaluation "
                 f'{evaluation_id}); release it only with --override "REASON"'
             )
-        if verdict != "BLOCK" and override is not None:
+        if verdict != BLOCK and override is not None:
             why = (
-                f"its latest gate (evaluation {evaluation_id}) said RELEASE"
+                f"its latest gate (evaluation {evaluation_id}) said {RELEASE}"
                 if verdict
                 else "it was never gated as a candidate"
             )

@@ -33,6 +33,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .._errors import CouldNotFinishError, InputError
+from .._phrases import NOT_MEASURED
+from .._vocabulary import BLOCK, RELEASE
 
 __all__ = [
     "APPLICATION_ID",
@@ -86,7 +88,7 @@ BUSY_TIMEOUT = 60.0
 #: view results
 #: view version_metrics
 #: table versions
-SCHEMA = """\
+SCHEMA = f"""\
 -- A golden set, one per revision: the items, in order, scored by an evaluation.
 CREATE TABLE golden_sets (
     id INTEGER PRIMARY KEY,
@@ -173,7 +175,7 @@ CREATE TABLE evaluations (
     trials INTEGER NOT NULL CHECK (trials IN (0, 1)),
     compared_items INTEGER NOT NULL,   -- golden items the baseline was compared on
     not_compared TEXT NOT NULL,        -- JSON list of the other item ids (live baseline)
-    verdict TEXT NOT NULL CHECK (verdict IN ('RELEASE', 'BLOCK')),
+    verdict TEXT NOT NULL CHECK (verdict IN ('{RELEASE}', '{BLOCK}')),
     reasons TEXT NOT NULL,             -- JSON list, the verdict's order
     buddy_eval_version TEXT NOT NULL,
     date TEXT NOT NULL,                -- YYYY-MM-DD: --date, or the day it was recorded (UTC)
@@ -203,7 +205,7 @@ CREATE TABLE checks (
     position INTEGER NOT NULL,
     kind TEXT NOT NULL,                -- threshold, violations, regression, noninferiority
     metric TEXT NOT NULL,
-    candidate TEXT,                    -- exact: '7/8', '2'; NULL when not measured
+    candidate TEXT,                    -- exact: '7/8', '2'; NULL when {NOT_MEASURED}
     reference TEXT,                    -- threshold, 0, baseline rate or margin
     blocks INTEGER NOT NULL CHECK (blocks IN (0, 1)),
     measured INTEGER NOT NULL CHECK (measured IN (0, 1)),
@@ -211,7 +213,7 @@ CREATE TABLE checks (
     bound_method TEXT,                 -- and the method that computed it
     PRIMARY KEY (evaluation_id, position)
 ) WITHOUT ROWID;
--- A version that went live (kind 'release', with any override of a BLOCK), or an earlier
+-- A version that went live (kind 'release', with any override of a {BLOCK}), or an earlier
 -- release made live again (kind 'rollback', with its reason). The live version is the
 -- version of the last row.
 CREATE TABLE releases (
@@ -221,7 +223,7 @@ CREATE TABLE releases (
     evaluation_id INTEGER REFERENCES evaluations (id),  -- its latest gate as candidate
     date TEXT NOT NULL,                -- YYYY-MM-DD
     note TEXT,
-    override_reason TEXT,              -- why a BLOCK was released anyway
+    override_reason TEXT,              -- why a {BLOCK} was released anyway
     rollback_reason TEXT,              -- why an earlier release was made live again
     recorded_by TEXT NOT NULL,
     commit_sha TEXT,

@@ -10,9 +10,13 @@ the command line.
 
 from __future__ import annotations
 
+from ._doctor import DOCTOR_FORMAT_VERSION, DOCTOR_TITLE, doctor_document, health_line
 from ._gate import GATE_TITLE, gate_document
+from ._history import history_document
+from ._html import render_html
 from ._json import dumps, render_json
 from ._junit import render_junit
+from ._ledger_show import show_document
 from ._markdown import render_markdown
 from ._model import (
     Bullet,
@@ -44,6 +48,8 @@ from ._views import (
 )
 
 __all__ = [
+    "DOCTOR_FORMAT_VERSION",
+    "DOCTOR_TITLE",
     "GATE_TITLE",
     "Bullet",
     "Bullets",
@@ -64,7 +70,10 @@ __all__ = [
     "coverage_text",
     "details",
     "dumps",
+    "doctor_document",
     "gate_document",
+    "health_line",
+    "history_document",
     "json_record",
     "junit_report",
     "markdown_report",
@@ -72,7 +81,9 @@ __all__ = [
     "render_junit",
     "render_markdown",
     "render_text",
+    "show_document",
     "statistics_text",
     "TASKS_TITLE",
     "tasks_document",
+    "render_html",
 ]

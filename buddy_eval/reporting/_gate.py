@@ -15,6 +15,9 @@ from .._phrases import verdict_word
 from ._gate_cases import gate_suites
 from ._gate_coverage import coverage_lines, coverage_record
 from ._gate_details import details_sections
+from ._gate_explained import explained_section
+from ._gate_health import gate_health, health_record, health_section
+from ._gate_metrics import metrics_section
 from ._gate_record import gate_record
 from ._gate_slices import slice_sections
 from ._gate_summary import summary_sections
@@ -50,7 +53,8 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     Returns
     -------
     Document
-        ``kind`` ``"gate"``; the summary and ``--details`` sections, the
+        ``kind`` ``"gate"``; the summary and ``--details`` sections (the
+        last: the golden set's health in one line, from the doctor), the
         ``gate`` and ``golden items`` JUnit suites, and the JSON record.
 
 
@@ -59,7 +63,7 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
     >>> import buddy_eval as be
     >>> from buddy_eval.reporting import gate_document, render_text
     >>> document = gate_document(be.evaluate("data/example.txt"), {"details"})
-    >>> print(render_text(document).splitlines()[0])
+    >>> print(render_text(document).splitlines()[2])
     Paired comparison of NEW against OLD
     """
     views = frozenset(views)
@@ -73,14 +77,36 @@ def gate_document(evaluation: Evaluation, views: Collection[str] = ALL_VIEWS) ->
         at = next((k for k, s in enumerate(summary) if s.key == "warnings"), len(summary))
         summary[at:at] = slice_sections(evaluation, views & {MARKDOWN, HTML})
         sections += summary
+    if HTML in views:  # the metrics table and what the verdict rests on, after the rates
+        after = next(k for k, s in enumerate(sections) if s.key == "rates") + 1
+        html = [metrics_section(evaluation, sections[after - 1]), explained_section(evaluation)]
+        sections[after:after] = html
     if DETAILS in views:
         sections += details_sections(evaluation, coverage)
         sections += slice_sections(evaluation, {DETAILS})
+    record: dict = {}
+    if views & {DETAILS, MARKDOWN, HTML, JSON}:
+        health = gate_health(evaluation)  # the doctor, once for every view
+        if views & {DETAILS, MARKDOWN, HTML}:
+            # In --details: after the lines about which items are covered, before the
+            # statistics (which Evaluation.details() gives alone); in the summaries: last.
+            at = next(
+                (
+                    k + 1
+                    for k, s in enumerate(sections)
+                    if s.key == "compared" and DETAILS in s.views
+                ),
+                next((k for k, s in enumerate(sections) if DETAILS in s.views), len(sections)),
+            )
+            sections.insert(at, health_section(health))
+        if JSON in views:
+            record = gate_record(evaluation, coverage_record(evaluation))
+            record["golden_set_health"] = health_record(health)
     return Document(
         kind="gate",
         title=f"{GATE_TITLE}: {verdict_word(evaluation.release)}",
         sections=tuple(sections),
-        record=gate_record(evaluation, coverage_record(evaluation)) if JSON in views else {},
+        record=record,
         suites=gate_suites(evaluation) if JUNIT in views else (),
         suites_name=f"buddy-eval {evaluation.candidate}",
     )

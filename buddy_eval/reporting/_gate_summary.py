@@ -131,7 +131,8 @@ def summary_sections(evaluation: Evaluation, coverage) -> list[Section]:
     level = format_setting_percent(settings.confidence)
     sections = [
         Section("verdict", None, (_verdict(evaluation),), _SUMMARY),
-        Section("rates", None, tuple(rates), _SUMMARY),
+        # The HTML views show these blocks around the metrics table instead (its "metrics").
+        Section("rates", None, tuple(rates), frozenset({MARKDOWN})),
         Section("changed_items", "Changed items", (_changed(evaluation),), _SUMMARY),
         Section(
             "statistics",

@@ -39,6 +39,6 @@ def render_json(document: Document) -> str:
     >>> import buddy_eval as be
     >>> from buddy_eval.reporting import gate_document, render_json
     >>> render_json(gate_document(be.evaluate("data/example.txt"), {"json"})).splitlines()[1]
-    '  "format_version": 1,'
+    '  "format_version": 2,'
     """
     return dumps(document.record)

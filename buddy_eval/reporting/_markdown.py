@@ -77,6 +77,19 @@ def _bullet(entry: Bullet) -> str:
     return "- " + (f"**{_text(entry.lead)}**: " if entry.lead else "") + body
 
 
+def _table(table: Table) -> list[str]:
+    header = [_text(h) for h in table.headings()]
+    cells = [[_text(c) for c in row] for row in table.cells()]
+    if table.cell_limit is not None:
+        cells = [[markdown_escape(c, table.cell_limit) for c in r] for r in cells]
+    rule = "|" + "---|" * len(header) if table.compact_rule else markdown_row(["---"] * len(header))
+    lines = [markdown_row(r) for r in [header, *cells]]
+    lines.insert(1, rule)
+    for index, note in sorted(table.notes, reverse=True):  # after the heading and the rule
+        lines.insert(index + 2, f"| **{_text(note)}** |" + " |" * (len(header) - 1))
+    return lines
+
+
 def _block(block) -> list[str]:
     if isinstance(block, Paragraph):
         return [(f"**{block.lead}**: " if block.lead else "") + _text(block.text)]
@@ -89,9 +102,7 @@ def _block(block) -> list[str]:
             *(f"- {r}" for r in block.reasons),
         ]
     if isinstance(block, Table):
-        header = [_text(h) for h in block.headings()]
-        cells = [[_text(c) for c in row] for row in block.cells()]
-        return [markdown_row(r) for r in [header, ["---"] * len(header), *cells]]
+        return _table(block)
     if isinstance(block, Bullets):
         return [_bullet(e) for e in block.entries]
     if isinstance(block, Lines):
@@ -118,10 +129,12 @@ def render_markdown(document: Document) -> str:
     Text.
     <BLANKLINE>
     """
-    lines = [f"## {_text(document.title)}"]
+    lines = [f"{'#' * document.title_level} {_text(document.title)}"]
     for section in document.for_view(MARKDOWN):
         if section.title is not None:
             lines += ["", f"{'#' * section.level} {_text(section.title)}"]
+        if section.caption is not None:
+            lines += ["", f"**{section.caption[:1].upper()}{section.caption[1:]}**"]
         for block in section.blocks:
             lines += ["", *_block(block)]
     return "\n".join(lines) + "\n"

@@ -266,6 +266,16 @@ class Table:
 
     columns: tuple[Column, ...]
     rows: tuple[tuple[Any, ...], ...]
+    #: The text view's indent before each line of the table.
+    indent: str = ""
+    #: ``(row index, text)``: a note shown before that row, across the table (the text
+    #: view writes ``-- text --`` on a line of its own, Markdown a row in bold).
+    notes: tuple[tuple[int, Text], ...] = ()
+    #: When set, every cell is user text: each renderer escapes it, and the summaries cut
+    #: it after this many characters.
+    cell_limit: int | None = None
+    #: Markdown: the rule under the heading written ``|---|---|`` (no spaces).
+    compact_rule: bool = False
 
     def cells(self) -> list[list[str | User]]:
         return [
@@ -346,6 +356,9 @@ class Section:
     blocks: tuple[Block, ...]
     views: frozenset[str] = frozenset({DETAILS, MARKDOWN, HTML})
     level: int = 3
+    #: A caption before the blocks: ``caption:`` on a line in the text view, ``**Caption**``
+    #: in Markdown (section titles are for the summaries; a caption is shown in both).
+    caption: str | None = None
 
 
 @dataclass(frozen=True)
@@ -411,6 +424,8 @@ class Document:
     record: Mapping[str, Any] = field(default_factory=dict)
     suites: tuple[Suite, ...] = ()
     suites_name: str = ""
+    #: The Markdown heading level of the title.
+    title_level: int = 2
 
     def section(self, key: str) -> Section:
         for s in self.sections:

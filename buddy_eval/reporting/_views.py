@@ -60,7 +60,7 @@ def json_record(evaluation: Evaluation) -> dict:
     >>> from buddy_eval.reporting import json_record
     >>> record = json_record(be.evaluate("data/example.txt"))
     >>> record["format_version"], record["versions"]["NEW"]["refusal"]["exact"]
-    (1, '0/1')
+    (2, '0/1')
     """
     return dict(gate_document(evaluation, {JSON}).record)
 
@@ -73,7 +73,7 @@ def details(evaluation: Evaluation) -> str:
     --------
     >>> import buddy_eval as be
     >>> from buddy_eval.reporting import details
-    >>> print(details(be.evaluate("data/example.txt")).splitlines()[0])
+    >>> print(details(be.evaluate("data/example.txt")).splitlines()[2])
     Paired comparison of NEW against OLD
     """
     return render_text(gate_document(evaluation, {DETAILS}))
@@ -94,7 +94,8 @@ def coverage_text(evaluation: Evaluation) -> str:
 
 
 def statistics_text(evaluation: Evaluation) -> str:
-    """The ``--details`` section without the lines about which items are covered.
+    """The ``--details`` section without the lines about which items are covered (and without
+    the golden set's health line, which ``--details`` ends with).
 
     Examples
     --------
@@ -104,4 +105,5 @@ def statistics_text(evaluation: Evaluation) -> str:
       NEW          1 of 1 REFUSE item with a result; the rate may be as high as 1.00
     """
     document = gate_document(evaluation, {DETAILS})
-    return render_text(document, sections=[s for s in document.sections if s.key != "compared"])
+    shown = [s for s in document.sections if s.key not in ("compared", "health")]  # stats only
+    return render_text(document, sections=shown)

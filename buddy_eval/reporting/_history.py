@@ -1,0 +1,283 @@
+"""What happened across a ledger's versions, as a document: ``buddy-eval history``.
+
+:func:`history_document` reads a computed history (every figure as recorded:
+exact counts, the stored verdicts, every release and rollback) and words it
+once: the head line, the versions table with a note where the golden set
+changes, the releases, and the items across versions; the JSON record holds
+the exact values. :func:`render_text` (through the terminal's escaping),
+:func:`render_markdown` and :func:`render_json` lay it out.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from .._vocabulary import RATE_METRICS
+from ..formatting import format_count, format_fraction, format_id_list
+from ..ledger._show import SHORT
+from ._model import DETAILS, MARKDOWN, Column, Document, Lines, Paragraph, Section, Table, User
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..ledger._history import HistoryResults
+
+__all__ = ["history_document"]
+
+#: The columns of the versions table, as every view heads them.
+_HEADER = ("version", "revision", "items", *RATE_METRICS, "violations", "verdict", "released")
+#: The columns of the releases table.
+_RELEASE_HEADER = ("release", "version", "date", "evidence", "reason", "by")
+#: Characters of one Markdown cell or line at most (labels and id lists are capped already).
+_LIMIT = 2000
+#: The views of the history.
+_VIEWS = frozenset({DETAILS, MARKDOWN})
+
+
+def _na(value) -> bool:
+    import pandas as pd  # loaded already: a history is read into frames
+
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _rate(row, metric: str) -> Fraction | None:
+    den = int(row[f"{metric}_denominator"])
+    return Fraction(int(row[f"{metric}_numerator"]), den) if den else None
+
+
+def _item_names(items: pd.DataFrame) -> dict[str, str]:
+    """Per item fingerprint, its id; with the short fingerprint when an id has several."""
+    pairs = items[["item_fingerprint", "item_id"]].drop_duplicates()
+    repeated = set(pairs["item_id"][pairs["item_id"].duplicated()])
+    return {
+        fp: f"{i} [{fp[:8]}]" if i in repeated else i
+        for fp, i in zip(pairs["item_fingerprint"], pairs["item_id"], strict=True)
+    }
+
+
+def _head(found: HistoryResults) -> str:
+    live = found.live
+    return (
+        f"ledger {found.ledger}: {format_count(len(found.versions), 'version')}, "
+        f"{format_count(len(found.releases), 'release')}, "
+        f"{format_count(len(found.revisions), 'golden-set revision')}; "
+        + (f"live: {live} since {found.live_since}" if live is not None else "nothing released yet")
+    )
+
+
+def _diff_text(found: HistoryResults, revision: str) -> str:
+    """``+added -removed ~changed`` ids of a revision, capped with counts."""
+    diffs = found.revision_changes[found.revision_changes["revision"] == revision]
+    parts = []
+    for change, mark in (("added", "+"), ("removed", "-"), ("changed", "~")):
+        ids = diffs.loc[diffs["change"] == change, "item_id"].tolist()
+        if ids:
+            parts.append(f"{mark}{len(ids)} {format_id_list(ids)}")
+    return " ".join(parts) or "same items, another order"
+
+
+def _change_note(found: HistoryResults, version: str) -> str | None:
+    """The note before a version starting a new golden-set revision (None when none)."""
+    mine = found.across[found.across["version"] == version]
+    if mine.empty:
+        return None
+    first = mine.iloc[0]
+    rates = ", ".join(
+        f"{r['metric']} {format_fraction(r['previous'])} -> {format_fraction(r['current'])}"
+        for r in mine.to_dict("records")
+    )
+    return (
+        f"golden set {first['from_revision']} -> {first['to_revision']}: "
+        f"{_diff_text(found, first['to_revision'])}; the rates above and below are on "
+        f"different items; on the {format_count(int(first['shared_items']), 'item')} both "
+        f"revisions share and both versions hold, {first['previous_version']} -> "
+        f"{version}: {rates}"
+    )
+
+
+def _released(found: HistoryResults, row: dict) -> str:
+    """Its latest release date; for the live version also since when it is live (a
+    rollback makes an earlier release live again later)."""
+    released = "-" if _na(row["release_date"]) else str(row["release_date"])
+    if not row["live"]:
+        return released
+    since = found.live_since
+    return released + (" (live)" if since == row["release_date"] else f" (live since {since})")
+
+
+def _versions(found: HistoryResults) -> Table:
+    rows, notes = [], []
+    for index, row in enumerate(found.versions.to_dict("records")):
+        if row["golden_changed"] and (note := _change_note(found, row["version"])):
+            notes.append((index, (User(note, _LIMIT),)))
+        rows.append(
+            (
+                str(row["version"]),
+                "-" if _na(row["revision"]) else str(row["revision"]),
+                int(row["golden_items"]),
+                *(_rate(row, m) for m in RATE_METRICS),
+                int(row["violations"]),
+                "-" if _na(row["verdict"]) else f"{row['verdict']} vs {row['baseline']}",
+                _released(found, row),
+            )
+        )
+    formats: dict[str, Any] = dict.fromkeys(RATE_METRICS, format_fraction)
+    columns = tuple(Column(h, h, formats.get(h, str)) for h in _HEADER)
+    return Table(columns, tuple(rows), notes=tuple(notes), cell_limit=_LIMIT, compact_rule=True)
+
+
+def _releases(found: HistoryResults) -> Table:
+    rows = []
+    for r in found.releases.to_dict("records"):
+        if r["kind"] == "rollback":
+            evidence, reason = "rollback", f"rollback: {r['rollback_reason']}"
+        else:
+            evidence = (
+                "never gated"
+                if _na(r["evaluation"])
+                else f"evaluation {r['evaluation']} ({r['verdict']})"
+            )
+            reason = "-" if _na(r["override_reason"]) else f"override: {r['override_reason']}"
+        by = str(r["recorded_by"])
+        if not _na(r["commit"]):
+            by += f" @ {str(r['commit'])[:SHORT]}"
+        rows.append((str(r["release"]), str(r["version"]), str(r["date"]), evidence, reason, by))
+    columns = tuple(Column(h, h) for h in _RELEASE_HEADER)
+    return Table(columns, tuple(rows), indent="  ", cell_limit=_LIMIT, compact_rule=True)
+
+
+def _summary(found: HistoryResults) -> Lines:
+    """The three lines about items across versions."""
+    always, flipped, escaped = found.always_failed, found.flipped, found.escaped
+    named = _item_names(found.items)
+    flips = zip(flipped["item_fingerprint"], flipped["flips"], strict=True)
+    escapes = zip(
+        escaped["item_fingerprint"], escaped["version"], escaped["release_date"], strict=True
+    )
+    lines = [
+        f"items failed by every version holding them ({len(always)}): "
+        + format_id_list(named[fp] for fp in always["item_fingerprint"]),
+        f"items flipped more than once ({len(flipped)}): "
+        + format_id_list(f"{named[fp]} ({n} flips)" for fp, n in flips),
+        f"regressions that escaped ({len(escaped)}): "
+        + format_id_list(f"{named[fp]} in {v} (released {d})" for fp, v, d in escapes),
+    ]
+    return Lines(tuple((0, (User(line, _LIMIT),)) for line in lines))
+
+
+def _json_value(value):
+    if _na(value):
+        return None
+    if isinstance(value, Fraction):
+        return {"numerator": value.numerator, "denominator": value.denominator}
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: _json_value(v) for k, v in r.items()} for r in frame.to_dict("records")]
+
+
+def _record(found: HistoryResults) -> dict:
+    """Every figure, exact (counts as numerator and denominator), JSON-ready."""
+    versions = []
+    for row in found.versions.to_dict("records"):
+        entry = {
+            k: _json_value(row[k])
+            for k in ("version", "revision", "golden_set", "golden_items", "golden_changed", "date")
+        }
+        for metric in RATE_METRICS:
+            num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
+            entry[metric] = {"numerator": num, "denominator": den} if den else None
+        entry["violations"] = int(row["violations"])
+        for key in (
+            "evaluation",
+            "role",
+            "baseline",
+            "verdict",
+            "reasons",
+            "recorded_by",
+            "commit",
+            "released",
+            "live",
+            "release_date",
+            "override_reason",
+        ):
+            entry[key] = _json_value(row[key])
+        versions.append(entry)
+    revisions = []
+    for row in _records(found.revisions):
+        diffs = found.revision_changes[found.revision_changes["revision"] == row["revision"]]
+        row["diff"] = {
+            change: diffs.loc[diffs["change"] == change, "item_id"].tolist()
+            for change in ("added", "removed", "changed")
+        }
+        revisions.append(row)
+    return {
+        "ledger": found.ledger,
+        "live": found.live,
+        "versions": versions,
+        "releases": _records(found.releases),
+        "revisions": revisions,
+        "across_revisions": _records(found.across),
+        "always_failed": _records(found.always_failed),
+        "flipped": _records(found.flipped),
+        "escaped": _records(found.escaped),
+    }
+
+
+def history_document(found: HistoryResults) -> Document:
+    """The history of a ledger, worded once for every view.
+
+    Parameters
+    ----------
+    found : History
+        What :func:`buddy_eval.history` read.
+
+    Returns
+    -------
+    Document
+        Sections ``head`` (the ledger, its counts and what is live; the text
+        view's first line, the Markdown title), ``versions`` (one row per
+        version, a note before a version on a new golden-set revision),
+        ``releases`` (every release and rollback; in no view before the
+        first) and ``items`` (items failed by every version, items that
+        flipped, regressions that escaped); ``record``
+        holds every figure exactly, for the JSON view.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval.reporting import history_document, render_markdown, render_text
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> _ = be.record(be.evaluate("data/example.txt"), path, date="2026-03-01", by="ci")
+    >>> document = history_document(be.history(path))
+    >>> print(render_text(document, sections=[document.section("versions")]))
+    version  revision  items  correctness  citation  refusal  violations  verdict       released
+    OLD      r1        4      0.67         0.67      1.00     0           -             -
+    NEW      r1        4      1.00         1.00      0.00     1           BLOCK vs OLD  -
+    >>> render_markdown(document).splitlines()[-1]
+    '- regressions that escaped \\\\(0\\\\)\\\\: none'
+    >>> document.record["versions"][1]["refusal"]
+    {'numerator': 0, 'denominator': 1}
+    >>> tmp.cleanup()
+    """
+    head = _head(found)
+    sections = [
+        Section("head", None, (Paragraph((User(head, _LIMIT),)),), frozenset({DETAILS})),
+        Section("versions", None, (_versions(found),), _VIEWS),
+    ]
+    releases = _releases(found)  # shown once there is any
+    shown = _VIEWS if releases.rows else frozenset()
+    sections.append(Section("releases", None, (releases,), shown, caption="releases"))
+    sections.append(Section("items", None, (_summary(found),), _VIEWS))
+    return Document(
+        "history",
+        (User(head, _LIMIT),),
+        tuple(sections),
+        record=_record(found),
+        title_level=3,
+    )
