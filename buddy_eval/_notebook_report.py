@@ -127,6 +127,7 @@ def render_report(
     evaluation=None,
     settings=None,
     live: bool = False,
+    slices: tuple[str, bytes] | None = None,
 ) -> str:
     """Execute the release notebook on ``input_path`` and return the report's HTML.
 
@@ -185,6 +186,10 @@ def render_report(
     live : bool
         The baseline is the live version of ``ledger`` (injected as
         ``live_baseline``).
+    slices : (str, bytes), optional
+        A slices file's name and bytes (``--slices``): the notebook reads a
+        copy of them (its name injected as ``slices_path``) and shows every
+        figure per slice; the slice rule and margin come with ``settings``.
 
     Returns
     -------
@@ -234,18 +239,29 @@ def render_report(
     if evaluation is None:
         stream = io.BytesIO(content)
         stream.name = str(input_path)  # errors name the file as the user gave it
-        evaluation = evaluate(load(stream, trials=trials), baseline, candidate, settings)
+        sliced = None
+        if slices is not None:
+            sliced = io.BytesIO(slices[1])
+            sliced.name = slices[0]
+        evaluation = evaluate(
+            load(stream, trials=trials), baseline, candidate, settings, slices=sliced
+        )
     name = Path(input_path).name
     defaults = Settings()
     # Only what differs from the defaults: another --notebook need not know these.
     rule = {
         key: getattr(settings, key)
-        for key in ("rule", "margin", "min_paired")
+        for key in ("rule", "margin", "min_paired", "slice_rule", "slice_margin")
         if getattr(settings, key) != getattr(defaults, key)
     }
 
     with tempfile.TemporaryDirectory(prefix="buddy-eval-report-") as folder:
         (Path(folder) / name).write_bytes(content)
+        if slices is not None:  # in a folder of its own: its name may be the input's
+            slices_path = f"slices/{slices[0]}"
+            (Path(folder) / "slices").mkdir()
+            (Path(folder) / slices_path).write_bytes(slices[1])
+            rule["slices_path"] = slices_path
         try:
             executed = papermill.execute_notebook(
                 source_nb,

@@ -26,6 +26,7 @@ import numpy as np
 from ._decision import Check
 from ._errors import InputError, quoted
 from ._paired_settings import SLICE_RULES
+from ._parsing import read_input_bytes
 from ._scoring import Counts, Grid, baseline_then_candidate, grid_counts
 from ._vocabulary import ITEM_TYPE_OF, METRICS, RATE_METRICS
 
@@ -104,17 +105,15 @@ class SliceAssignment:
 
 
 def _read_file(path) -> tuple[list[tuple[int, str, str]], str]:
-    """``(line, id, slice)`` rows of a slices CSV file, and its name."""
-    name = os.fspath(path)
+    """``(line, id, slice)`` rows of a slices CSV file (a path or a binary stream), and its name."""
+    if hasattr(path, "read"):  # a stream of the file's bytes, already read once by the caller
+        name = str(getattr(path, "name", "<slices>"))
+        raw = path.read()
+    else:
+        name = os.fspath(path)
+        raw = read_input_bytes(path, "the slices file")  # a device or a directory is refused
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the slices file: {exc.strerror or exc}", source=name
-        ) from None
-    try:
-        text = raw.decode("utf-8-sig")
+        text = raw if isinstance(raw, str) else raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputError(
@@ -197,8 +196,9 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
 
     Parameters
     ----------
-    slices : str, os.PathLike, pandas.DataFrame, mapping or SliceAssignment
-        A CSV file with the header ``id,slice`` and one item a line; a
+    slices : str, os.PathLike, binary file, pandas.DataFrame, mapping or SliceAssignment
+        A CSV file (a path, or a binary stream of its bytes, named by its
+        ``name``) with the header ``id,slice`` and one item a line; a
         DataFrame with the columns ``id`` and ``slice``; or a mapping from
         item id to slice name. An assignment already built for ``data`` is
         returned as it is.
@@ -230,7 +230,7 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
     """
     if isinstance(slices, SliceAssignment):
         return slices
-    if isinstance(slices, (str, os.PathLike)):
+    if isinstance(slices, (str, os.PathLike)) or hasattr(slices, "read"):
         rows, name = _read_file(slices)
         unit = "line"
     elif isinstance(slices, Mapping):

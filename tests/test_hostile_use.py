@@ -201,6 +201,35 @@ def test_the_notebook_report_renders_the_bytes_it_checked_and_hashed(tmp_path):
     assert '<p class="verdict">RELEASE</p>' in html
 
 
+@pytest.mark.slow
+def test_the_notebook_report_reads_the_slices_file_once(tmp_path):
+    """A FIFO serving a slices file under which the planted case RELEASEs first, and one
+    under which it BLOCKs after: the banner, the notebook's own lines and the exit agree."""
+    from tests.slices_helpers import planted_case
+
+    text, sliced = planted_case()
+    (tmp_path / "input.txt").write_text(text, encoding="utf-8")
+    unsliced = b"id,slice\n"
+    fifo = tmp_path / "slices.csv"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+    contents = [unsliced, sliced.encode()]
+    server = threading.Thread(target=_serve, args=(fifo, contents, stop), daemon=True)
+    server.start()
+    out = tmp_path / "r.html"
+    options = ["--slices", str(fifo), "--slice-rule", "drop", "--format", "json"]
+    try:
+        proc = run("notebook", str(tmp_path / "input.txt"), "-o", str(out), *options, timeout=600)
+    finally:
+        _stop_serving(fifo, stop, server)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "RELEASE"
+    html = out.read_text(encoding="utf-8")
+    assert '<p class="verdict">RELEASE</p>' in html
+    assert "slice &#x27;hard&#x27;" not in html and "slice 'hard'" not in html
+    assert "RELEASE\n" in html.replace("&#x27;", "'")
+
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 @pytest.mark.parametrize(
     "command",
@@ -208,6 +237,8 @@ def test_the_notebook_report_renders_the_bytes_it_checked_and_hashed(tmp_path):
         ["{dev}"],
         ["--trials", "{dev}"],
         ["notebook", "{dev}", "-o", "{tmp}/r.html"],
+        [str(DATA / "example.txt"), "--slices", "{dev}"],
+        ["notebook", str(DATA / "example.txt"), "--slices", "{dev}", "-o", "{tmp}/r.html"],
         ["tasks", "--golden", "{dev}", "--run-a", str(EXAMPLE["a"]), "--run-b", str(EXAMPLE["b"])],
         ["tasks", "--golden", str(EXAMPLE["golden"]), "--run-a", "{dev}", "--run-b", "{dev}"],
     ],

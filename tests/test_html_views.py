@@ -281,6 +281,34 @@ def test_the_report_shows_the_gates_verdict_under_every_rule(rule, tmp_path, liv
     assert f"{printed}\n" in unescape(html)
 
 
+@pytest.mark.slow
+def test_the_report_shows_the_slice_rules_verdict_and_the_gates_slices_section(tmp_path):
+    """``buddy-eval notebook --slices --slice-rule drop``: the banner is the gate's verdict
+    (the slice that fell named), and the notebook shows the gate's own slices section."""
+    from tests.slices_helpers import planted_case
+
+    text, slices = planted_case()
+    path, sliced = tmp_path / "input.txt", tmp_path / "slices.csv"
+    path.write_text(text, encoding="utf-8")
+    sliced.write_text(slices, encoding="utf-8")
+    options = ["--slices", sliced, "--slice-rule", "drop", "--slice-margin", "0.05"]
+    out = tmp_path / "report.html"
+    report = run_cli("notebook", path, "-o", out, *options)
+    assert report.returncode == 0, report.stderr
+    printed = _gate_verdict(path, *options)
+    assert printed == "BLOCK: regression in correctness on slice 'hard'"
+    html = out.read_text(encoding="utf-8")
+    banner = html[html.index("<header") : html.index("</header>")]
+    assert _banner_verdict(banner) == printed
+    assert f"{printed}\n" in unescape(html)
+    settings = be.Settings(slice_rule="drop", slice_margin=0.05)
+    ev = be.evaluate(path, settings=settings, slices=sliced)
+    document = gate_document(ev, {"html"})
+    section = render_html(document, sections=[document.section("slices")])
+    assert section in html
+    assert html.count('<section class="buddy-eval-slices">') == 1
+
+
 def test_every_block_of_the_model_is_laid_out_escaped():
     from buddy_eval.reporting import (
         Bullet,

@@ -31,6 +31,7 @@ from .output import (
     write_atomic,
     write_stdout,
 )
+from .slices import add_slice_arguments, slice_settings
 
 __all__ = ["parser", "run"]
 
@@ -93,6 +94,7 @@ def parser() -> argparse.ArgumentParser:
         "--notebook shows this ledger",
     )
     add_rule_arguments(parser)
+    add_slice_arguments(parser)
     parser.add_argument(
         "--notebook",
         metavar="PATH",
@@ -128,6 +130,7 @@ def run(argv: list[str]) -> int:
             ("the input file", args.input),
             ("the --notebook file", args.notebook),
             ("the --ledger file", args.ledger),
+            ("the slices file", args.slices),
         ],
     )
     notebook = None if args.notebook is None else read_notebook(args.notebook)
@@ -140,20 +143,30 @@ def run(argv: list[str]) -> int:
         check_path(args.ledger)  # refused here (status 2) unless it is a ledger
         ledger = os.path.abspath(args.ledger)
     live = args.baseline == "live" and ledger is not None
-    settings = Settings(min_paired=args.min_paired, margin=args.margin, rule=args.rule)
+    settings = Settings(
+        min_paired=args.min_paired, margin=args.margin, rule=args.rule, **slice_settings(args)
+    )
     content = read_input_bytes(args.input)
     stream = io.BytesIO(content)
     stream.name = args.input  # messages name the file as the user gave it
+    slices = None  # the slices file is read once too: the banner and the notebook see one file
+    if args.slices is not None:
+        slices = io.BytesIO(read_input_bytes(args.slices, "the slices file"))
+        slices.name = args.slices
     if live:
         from ..ledger._live import evaluate_live
 
         evaluation, found = evaluate_live(
-            ledger, stream, args.candidate, settings, trials=args.trials
+            ledger, stream, args.candidate, settings, trials=args.trials, slices=slices
         )
         baseline = found.label
     else:
         evaluation = evaluate(
-            load(stream, trials=args.trials), args.baseline, args.candidate, settings
+            load(stream, trials=args.trials),
+            args.baseline,
+            args.candidate,
+            settings,
+            slices=slices,
         )
         baseline = args.baseline
     warn(evaluation.warnings)
@@ -171,6 +184,7 @@ def run(argv: list[str]) -> int:
             trials=args.trials,
             content=content,
             ledger=ledger,
+            slices=None if slices is None else (Path(args.slices).name, slices.getvalue()),
         )
     write_atomic(output, html)
     if args.format == "json":
