@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from .._phrases import NEWCOMBE_HYBRID, reversal_warning
@@ -272,18 +273,20 @@ def tier_figures(
         ``min_paired``, ``confidence`` and ``alpha``.
     """
     names = list(dict.fromkeys(golden_tasks["tier"].tolist()))
-    tier_of = pd.Series(
-        pd.Categorical(golden_tasks["tier"], categories=names),
+    code_of = pd.Series(
+        pd.Categorical(golden_tasks["tier"], categories=names).codes,
         index=golden_tasks["golden_id"].to_numpy(),
     )
-    sizes = tier_of.value_counts(sort=False).reindex(names).tolist()
-    by_score = scores.groupby(tier_of.reindex(scores["golden_id"]).to_numpy(), observed=False)
-    by_pair = pairs.groupby(tier_of.reindex(pairs["golden_id"]).to_numpy(), observed=False)
+    sizes = np.bincount(code_of.to_numpy(), minlength=len(names)).tolist()
+    # One groupby each: the positions of every tier's scores and pairs.
+    score_rows = scores.groupby(code_of.reindex(scores["golden_id"]).to_numpy()).indices
+    pair_rows = pairs.groupby(code_of.reindex(pairs["golden_id"]).to_numpy()).indices
+    empty = np.empty(0, dtype=np.int64)
     run_rows: list[tuple[dict, dict]] = []
     paired_stats, metric_rows = [], []
-    for name in names:
-        tier_scores = by_score.get_group(name) if name in by_score.groups else scores.iloc[:0]
-        tier_pairs = by_pair.get_group(name) if name in by_pair.groups else pairs.iloc[:0]
+    for k in range(len(names)):
+        tier_scores = scores.iloc[score_rows.get(k, empty)]
+        tier_pairs = pairs.iloc[pair_rows.get(k, empty)]
         runs = (
             _exact_run_summary(tier_scores, labels[0]),
             _exact_run_summary(tier_scores, labels[1]),
