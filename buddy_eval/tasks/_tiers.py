@@ -232,6 +232,7 @@ def _metric_figures(metric: str, scored: pd.DataFrame, paired, settings) -> dict
             "diff_ci": ci,
             "diff_ci_method": None if ci is None else ci.method,
             "p_value": paired.p_value,
+            "approximate": (paired.p_value_method or "").startswith("normal approximation"),
             "passed": Fraction(0) if passed is None else passed * len(scored),
         }
     ci = table.diff_interval(settings.confidence) if ready else None
@@ -242,8 +243,20 @@ def _metric_figures(metric: str, scored: pd.DataFrame, paired, settings) -> dict
         "diff_ci": ci,
         "diff_ci_method": None if ci is None else NEWCOMBE_HYBRID,
         "p_value": paired.mcnemar_p_value,
+        "approximate": False,
         "passed": Fraction(table.both_pass + table.regressed),
     }
+
+
+def _reading(ci, p_value, approximate: bool, alpha: float) -> tuple[str, str] | None:
+    """The one reading of the interval and the test; it says when the p-value is the
+    signed-rank test's normal approximation rather than exact."""
+    if ci is None or p_value is None:
+        return None
+    code, words = reading(ci, p_value, alpha)
+    if approximate:
+        words += " (p from the normal approximation to the signed-rank test)"
+    return code, words
 
 
 def tier_figures(
@@ -322,7 +335,7 @@ def tier_figures(
                     p_value=f["p_value"],
                     p_value_holm_across_slices=across[metric][k],
                     ready=ready,
-                    reading=None if ci is None else reading(ci, f["p_value"], settings.alpha),
+                    reading=_reading(ci, f["p_value"], f["approximate"], settings.alpha),
                     could_hide=f["passed"] / whole_paired_n if small else None,
                 )
             )
