@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .._escaping import terminal_text
 from ..reporting import render_junit, render_markdown, render_text, tasks_document
 from ..reporting._slice_table import SLICE_COLUMNS
 from ..reporting._tasks_tiers import tier_records
@@ -62,8 +63,9 @@ class TaskComparison(ComparisonResults):
     """
 
     def report(self) -> str:
-        """The readable comparison the command line prints (no trailing newline)."""
-        return render_text(tasks_document(self, {"details"}))
+        """The readable comparison the command line prints (no trailing newline); user text
+        (labels, ids, tiers) with every invisible character shown as an escape."""
+        return render_text(tasks_document(self, {"details"}), escape=terminal_text)
 
     def to_dict(self) -> dict:
         """The JSON object of ``buddy-eval tasks --format json`` as Python values."""
@@ -221,7 +223,7 @@ def format_comparison(comparison: TaskComparison) -> str:
       all measured checks pass: 23 of 27 scored (0.85); fully measured: 23 of 28
       unknown checks (in no denominator): 6 of 90 (max_tokens 3, max_cost_usd 3)
     """
-    return render_text(tasks_document(comparison, {"details"}))
+    return comparison.report()
 
 
 def comparison_to_dict(comparison: TaskComparison) -> dict:
