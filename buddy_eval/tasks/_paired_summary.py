@@ -17,7 +17,7 @@ import pandas as pd
 from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
 from ._scoring import exact_mean
 
-__all__ = ["PairedSummary", "summarize_pairs"]
+__all__ = ["PairedSummary", "group_positions", "summarize_pair_groups", "summarize_pairs"]
 
 
 @dataclass(frozen=True)
@@ -134,38 +134,99 @@ def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSumma
     >>> stricter.n, stricter.ready_for_decision, stricter.p_value
     (25, False, None)
     """
-    scored = pairs[pairs["both_scored"]]
-    dens = scored["measured_a"] * scored["measured_b"]
-    num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
-    a_pass, b_pass = (scored[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
+    (summary,) = summarize_pair_groups(pairs, np.zeros(len(pairs), dtype=np.int64), 1, min_n)
+    return summary
+
+
+def group_positions(codes: np.ndarray, n_groups: int) -> list[np.ndarray]:
+    """Per group ``0 .. n_groups - 1``, the positions holding it, in order (one stable sort)."""
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    return [order[bounds[g] : bounds[g + 1]] for g in range(n_groups)]
+
+
+def _group_sum(codes: np.ndarray, values: np.ndarray, n_groups: int) -> list[int]:
+    out = np.zeros(n_groups, dtype=np.int64)
+    np.add.at(out, codes, values.astype(np.int64))
+    return out.tolist()
+
+
+def summarize_pair_groups(
+    pairs: pd.DataFrame, codes, n_groups: int, min_n: int = MIN_PAIRED
+) -> list[PairedSummary]:
+    """:func:`summarize_pairs` of each group of the pairs at once (the whole run is one group).
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Output of :func:`pair_tasks`.
+    codes : array of int
+        Per pair, its group, ``0 .. n_groups - 1``.
+    n_groups : int
+    min_n : int
+        Scored pairs a group needs before its tests are computed.
+
+    Returns
+    -------
+    list of PairedSummary
+        One per group, in code order; every count by one pass over the pairs, the tests
+        only for the groups with ``min_n`` scored pairs.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    scored = pairs["both_scored"].to_numpy(bool)
+    pa, ma, pb, mb = pairs[["passed_a", "measured_a", "passed_b", "measured_b"]].to_numpy("int64").T
+    dens, num = ma * mb, pb * ma - pa * mb
+    a_pass, b_pass = (pairs[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
+    fully = pairs["fully_measured_a"].to_numpy(bool) & pairs["fully_measured_b"].to_numpy(bool)
+    change = pairs["change"].cat.codes.to_numpy(np.int64)  # win 0, tie 1, loss 2
+    sc = codes[scored]
     # Counted by 2 x A + B: neither, B only (fixed), A only (regressed), both.
-    neither, fixed, regressed, both = np.bincount(2 * a_pass + b_pass, minlength=4).tolist()
-    wins, ties, losses = scored["change"].value_counts(sort=False).tolist()
-    ready = is_ready(len(scored), min_n)
-    deltas = [Fraction(a, b) for a, b in zip(num, dens, strict=True)]  # exact: equal deltas tie
-    test = signed_rank_test(deltas) if ready else None
-    p_value = test.p_value if test else None
-    mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar() if ready else None
-    p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
-    return PairedSummary(
-        n=len(scored),
-        present_n=len(pairs),
-        unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
-        mean_delta=exact_mean(num, dens),
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
-        all_pass_a_only=regressed,
-        all_pass_b_only=fixed,
-        all_pass_both=both,
-        all_pass_neither=neither,
-        ready_for_decision=ready,
-        p_value=p_value,
-        mcnemar_p_value=mcnemar_p,
-        min_n=min_n,
-        p_value_method=test.method if test else None,
-        sign_test_p_value=sign_test(wins, losses) if ready else None,
-        p_value_holm=p_value_holm,
-        mcnemar_p_value_holm=mcnemar_p_value_holm,
-    )
+    cells = np.bincount(sc * 4 + (2 * a_pass + b_pass)[scored], minlength=4 * n_groups)
+    outcomes = np.bincount(sc * 3 + change[scored], minlength=3 * n_groups)
+    present = np.bincount(codes, minlength=n_groups).tolist()
+    fully_n = _group_sum(sc, fully[scored], n_groups)
+    golden_ids = pairs["golden_id"].to_numpy(dtype=object)
+    unscored_at = np.flatnonzero(~scored)
+    unscored = group_positions(codes[unscored_at], n_groups)
+    scored_at = np.flatnonzero(scored)
+    out = []
+    for g, rows in enumerate(group_positions(sc, n_groups)):
+        at = scored_at[rows]
+        neither, fixed, regressed, both = cells[4 * g : 4 * g + 4].tolist()
+        wins, ties, losses = outcomes[3 * g : 3 * g + 3].tolist()
+        ready = is_ready(len(at), min_n)
+        test = mcnemar_p = None
+        if ready:
+            # exact: equal deltas tie
+            deltas = [
+                Fraction(a, b) for a, b in zip(num[at].tolist(), dens[at].tolist(), strict=True)
+            ]
+            test = signed_rank_test(deltas)
+            mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar()
+        p_value = test.p_value if test else None
+        p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
+        out.append(
+            PairedSummary(
+                n=len(at),
+                present_n=present[g],
+                unscored_ids=tuple(golden_ids[unscored_at[unscored[g]]].tolist()),
+                mean_delta=exact_mean(num[at], dens[at]),
+                wins=wins,
+                ties=ties,
+                losses=losses,
+                fully_measured_n=fully_n[g],
+                all_pass_a_only=regressed,
+                all_pass_b_only=fixed,
+                all_pass_both=both,
+                all_pass_neither=neither,
+                ready_for_decision=ready,
+                p_value=p_value,
+                mcnemar_p_value=mcnemar_p,
+                min_n=min_n,
+                p_value_method=test.method if test else None,
+                sign_test_p_value=sign_test(wins, losses) if ready else None,
+                p_value_holm=p_value_holm,
+                mcnemar_p_value_holm=mcnemar_p_value_holm,
+            )
+        )
+    return out

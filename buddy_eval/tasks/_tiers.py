@@ -1,11 +1,12 @@
 """The tasks comparison per tier: every figure of the whole run, over each tier's tasks.
 
 The golden tasks carry a ``tier``; the comparison slices by it without being
-asked. :func:`tier_figures` groups the scores and the pairs by tier once and
-computes, per tier, what the whole run has: each run's summary row
-(:func:`~buddy_eval.tasks._scoring._exact_run_summary`) and the paired
-statistics (:func:`~buddy_eval.tasks._paired_summary.summarize_pairs`, the shared
-paired core). Per tier and per metric (``mean_score``: the signed-rank test on
+asked. :func:`tier_figures` gives every score and pair its tier and computes,
+per tier, what the whole run has, with the functions that compute the whole
+run (the whole run is their one group): each run's summary row
+(:func:`~buddy_eval.tasks._scoring.exact_run_summaries`) and the paired
+statistics (:func:`~buddy_eval.tasks._paired_summary.summarize_pair_groups`, on
+the shared paired core), every count by one pass over the rows. Per tier and per metric (``mean_score``: the signed-rank test on
 the score deltas; ``all_pass``: the exact McNemar test) it adds the paired
 difference's interval, the reading of :func:`buddy_eval.stats.reading`, the
 p-value Holm-adjusted across the tiers within the metric (the gate's
@@ -29,8 +30,8 @@ import pandas as pd
 
 from .._phrases import NEWCOMBE_HYBRID, reversal_warning
 from ..stats import holm, paired_trials_interval, reading
-from ._paired_summary import PairedSummary, summarize_pairs
-from ._scoring import _exact_run_summary, exact_mean
+from ._paired_summary import PairedSummary, group_positions, summarize_pair_groups
+from ._scoring import exact_mean, exact_run_summaries
 
 if TYPE_CHECKING:
     from .._paired_settings import Settings
@@ -209,22 +210,20 @@ def reversal_warnings(figures: TierFigures, overall: tuple[dict, dict]) -> tuple
     return tuple(out)
 
 
-def _mean_score_interval(scored: pd.DataFrame, confidence: float):
-    """The mean score delta's interval: the shared core's interval of a mean paired rate
-    difference, each task's score a rate (passed over measured checks)."""
-    columns = ["measured_a", "passed_a", "measured_b", "passed_b"]
-    rows = scored[columns].to_numpy("int64").tolist()
-    return paired_trials_interval([tuple(row) for row in rows], confidence)
-
-
-def _metric_figures(metric: str, scored: pd.DataFrame, paired, settings) -> dict:
+def _metric_figures(metric: str, counts: np.ndarray, paired, settings) -> dict:
     """One metric of one tier from its paired statistics: the counts, the difference, its
-    interval and test, and what run A passes on the paired tasks (what a drop could take)."""
+    interval and test, and what run A passes on the paired tasks (what a drop could take).
+
+    ``counts`` holds the tier's scored pairs' ``measured_a, passed_a, measured_b,
+    passed_b``, one row each."""
     ready = paired.ready_for_decision
     table = paired.all_pass
     if metric == "mean_score":
-        ci = _mean_score_interval(scored, settings.confidence) if ready else None
-        passed = exact_mean(scored["passed_a"], scored["measured_a"])
+        # The shared core's interval of a mean paired rate difference, each task's score a
+        # rate of passed over measured checks.
+        rows = [tuple(row) for row in counts.tolist()]
+        ci = paired_trials_interval(rows, settings.confidence) if ready else None
+        passed = exact_mean(counts[:, 1], counts[:, 0])
         return {
             "fixed": paired.wins,
             "regressed": paired.losses,
@@ -233,7 +232,7 @@ def _metric_figures(metric: str, scored: pd.DataFrame, paired, settings) -> dict
             "diff_ci_method": None if ci is None else ci.method,
             "p_value": paired.p_value,
             "approximate": (paired.p_value_method or "").startswith("normal approximation"),
-            "passed": Fraction(0) if passed is None else passed * len(scored),
+            "passed": Fraction(0) if passed is None else passed * len(counts),
         }
     ci = table.diff_interval(settings.confidence) if ready else None
     return {
@@ -290,25 +289,23 @@ def tier_figures(
         pd.Categorical(golden_tasks["tier"], categories=names).codes,
         index=golden_tasks["golden_id"].to_numpy(),
     )
-    sizes = np.bincount(code_of.to_numpy(), minlength=len(names)).tolist()
-    # One groupby each: the positions of every tier's scores and pairs.
-    score_rows = scores.groupby(code_of.reindex(scores["golden_id"]).to_numpy()).indices
-    pair_rows = pairs.groupby(code_of.reindex(pairs["golden_id"]).to_numpy()).indices
-    empty = np.empty(0, dtype=np.int64)
-    run_rows: list[tuple[dict, dict]] = []
-    paired_stats, metric_rows = [], []
-    for k in range(len(names)):
-        tier_scores = scores.iloc[score_rows.get(k, empty)]
-        tier_pairs = pairs.iloc[pair_rows.get(k, empty)]
-        runs = (
-            _exact_run_summary(tier_scores, labels[0]),
-            _exact_run_summary(tier_scores, labels[1]),
+    n_tiers = len(names)
+    sizes = np.bincount(code_of.to_numpy(), minlength=n_tiers).tolist()
+    # Each row's tier, then every figure of every tier by one pass over the rows.
+    score_codes = code_of.reindex(scores["golden_id"]).to_numpy()
+    pair_codes = code_of.reindex(pairs["golden_id"]).to_numpy()
+    per_run = [exact_run_summaries(scores, label, score_codes, n_tiers) for label in labels]
+    run_rows = list(zip(per_run[0], per_run[1], strict=True))
+    paired_stats = summarize_pair_groups(pairs, pair_codes, n_tiers, settings.min_paired)
+    scored = pairs["both_scored"].to_numpy(bool)
+    columns = ["measured_a", "passed_a", "measured_b", "passed_b"]
+    counts = pairs.loc[scored, columns].to_numpy("int64")
+    metric_rows = [
+        {m: _metric_figures(m, counts[rows], paired, settings) for m in TIER_METRICS}
+        for rows, paired in zip(
+            group_positions(pair_codes[scored], n_tiers), paired_stats, strict=True
         )
-        paired = summarize_pairs(tier_pairs, settings.min_paired)
-        scored = tier_pairs[tier_pairs["both_scored"]]
-        run_rows.append(runs)
-        paired_stats.append(paired)
-        metric_rows.append({m: _metric_figures(m, scored, paired, settings) for m in TIER_METRICS})
+    ]
     across = {m: holm([row[m]["p_value"] for row in metric_rows]) for m in TIER_METRICS}
     tiers = []
     for k, name in enumerate(names):
