@@ -6,8 +6,8 @@ per tier, what the whole run has, with the functions that compute the whole
 run (the whole run is their one group): each run's summary row
 (:func:`~buddy_eval.tasks._scoring.exact_run_summaries`) and the paired
 statistics (:func:`~buddy_eval.tasks._paired_summary.summarize_pair_groups`, on
-the shared paired core), every count by one pass over the rows. Per tier and per metric (``mean_score``: the signed-rank test on
-the score deltas; ``all_pass``: the exact McNemar test) it adds the paired
+the shared paired core), every count by one pass over the rows. Per tier and
+per metric (``mean_score``: the signed-rank test on the score deltas; ``all_pass``: the exact McNemar test) it adds the paired
 difference's interval, the reading of :func:`buddy_eval.stats.reading`, the
 p-value Holm-adjusted across the tiers within the metric (the gate's
 ``p_value_holm_across_slices``) and, for a tier with too few scored pairs to
@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .._phrases import NEWCOMBE_HYBRID, reversal_warning
-from ..stats import holm, paired_trials_interval, reading
+from ..stats import holm, reading
+from ..stats._effective import paired_interval_from_sums, paired_sums
 from ._paired_summary import PairedSummary, group_positions, summarize_pair_groups
 from ._scoring import exact_mean, exact_run_summaries
 
@@ -210,6 +211,15 @@ def reversal_warnings(figures: TierFigures, overall: tuple[dict, dict]) -> tuple
     return tuple(out)
 
 
+def _mean_score_interval(counts: np.ndarray, confidence: float):
+    """The shared core's interval of a mean paired rate difference
+    (:func:`buddy_eval.stats.paired_trials_interval`), from the distinct rows and their
+    multiplicities."""
+    rows, times = np.unique(counts, axis=0, return_counts=True)
+    counted = {tuple(row): int(k) for row, k in zip(rows.tolist(), times.tolist(), strict=True)}
+    return paired_interval_from_sums(paired_sums(counted), confidence)
+
+
 def _metric_figures(metric: str, counts: np.ndarray, paired, settings) -> dict:
     """One metric of one tier from its paired statistics: the counts, the difference, its
     interval and test, and what run A passes on the paired tasks (what a drop could take).
@@ -219,10 +229,8 @@ def _metric_figures(metric: str, counts: np.ndarray, paired, settings) -> dict:
     ready = paired.ready_for_decision
     table = paired.all_pass
     if metric == "mean_score":
-        # The shared core's interval of a mean paired rate difference, each task's score a
-        # rate of passed over measured checks.
-        rows = [tuple(row) for row in counts.tolist()]
-        ci = paired_trials_interval(rows, settings.confidence) if ready else None
+        # Each task's score is a rate of passed over measured checks.
+        ci = _mean_score_interval(counts, settings.confidence) if ready else None
         passed = exact_mean(counts[:, 1], counts[:, 0])
         return {
             "fixed": paired.wins,
