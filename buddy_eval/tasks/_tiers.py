@@ -6,10 +6,12 @@ per tier, what the whole run has, with the functions that compute the whole
 run (the whole run is their one group): each run's summary row
 (:func:`~buddy_eval.tasks._scoring.exact_run_summaries`) and the paired
 statistics (:func:`~buddy_eval.tasks._paired_summary.summarize_pair_groups`, on
-the shared paired core), every count by one pass over the rows. Per tier and
-per metric (``mean_score``: the signed-rank test on the score deltas;
-``all_pass``: the exact McNemar test) it adds the paired difference's interval, the reading of :func:`buddy_eval.stats.reading`, the
-p-value Holm-adjusted across the tiers within the metric (the gate's
+the shared paired core), every count by one pass over the rows.
+
+Per tier and per metric (``mean_score``: the signed-rank test on the score
+deltas; ``all_pass``: the exact McNemar test) it adds the paired difference's
+interval, the reading of :func:`buddy_eval.stats.reading`, the p-value
+Holm-adjusted across the tiers within the metric (the gate's
 ``p_value_holm_across_slices``) and, for a tier with too few scored pairs to
 tell, the drop of the whole run's paired difference it could hide.
 
