@@ -44,6 +44,7 @@ __all__ = [
     "not_ready_reason",
     "readiness",
     "readiness_note",
+    "reversal_warning",
     "verdict_line",
     "verdict_word",
 ]
@@ -187,3 +188,19 @@ def readiness(ready: bool, n_paired: int, min_paired: int, *, trials: bool = Fal
         return "yes" + (f" ({ITEMS_NOT_TRIALS})" if trials else "")
     paired = count_of(n_paired, "paired item") if n_paired else "no paired item"
     return f"NO: {paired}, fewer than {min_paired}; no p-value or difference interval"
+
+
+def reversal_warning(metric: str, overall_rises: bool) -> str:
+    """The tasks comparison's warning of a reversal across the tiers (Simpson's paradox).
+
+    >>> reversal_warning("mean_score", True)  # doctest: +NORMALIZE_WHITESPACE
+    "reversal in mean_score: the whole run rises while every measured tier falls (Simpson's
+    paradox): unknown checks leave the denominator, so the tiers weigh differently in the two
+    runs; read the tiers"
+    """
+    whole, tiers = ("rises", "falls") if overall_rises else ("falls", "rises")
+    return (
+        f"reversal in {metric}: the whole run {whole} while every measured tier {tiers} "
+        "(Simpson's paradox): unknown checks leave the denominator, so the tiers weigh "
+        "differently in the two runs; read the tiers"
+    )

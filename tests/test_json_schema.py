@@ -31,6 +31,7 @@ import jsonschema
 import pytest
 
 from buddy_eval.reporting._gate_record import FORMAT_VERSION
+from buddy_eval.reporting._tasks_record import TASKS_FORMAT_VERSION
 from buddy_eval.stats import READING_CODES
 from buddy_eval.tasks import CHECK_TYPES
 from tests.conftest import ROOT
@@ -52,7 +53,7 @@ SCHEMAS = ROOT / "buddy_eval" / "schemas"
 FORMATS = ("gate", "tasks", "history")
 METRICS = ("correctness", "citation", "refusal")
 #: Each format's format_version today (None: the format carries none yet).
-CURRENT_VERSION = {"gate": FORMAT_VERSION, "tasks": None, "history": None}
+CURRENT_VERSION = {"gate": FORMAT_VERSION, "tasks": TASKS_FORMAT_VERSION, "history": None}
 DOC = ROOT / "docs" / "json-schema.md"
 
 
@@ -241,6 +242,12 @@ def test_the_gate_schema_pins_the_format_version(outputs):
     assert {report["format_version"] for report in outputs["gate"].values()} == {FORMAT_VERSION}
 
 
+def test_the_tasks_schema_pins_the_format_version(outputs):
+    assert schema("tasks")["properties"]["format_version"] == {"const": TASKS_FORMAT_VERSION}
+    versions = {report["format_version"] for report in outputs["tasks"].values()}
+    assert versions == {TASKS_FORMAT_VERSION}
+
+
 def test_the_schemas_name_the_packages_vocabulary():
     defs = schema("gate")["$defs"]
     assert defs["reading"]["enum"] == list(READING_CODES)
@@ -283,7 +290,10 @@ def test_the_gate_schema_refuses_what_the_format_never_holds(outputs):
 
 def test_the_tasks_and_history_schemas_refuse_a_key_they_do_not_know(outputs):
     tasks = outputs["tasks"]["example"]
-    assert _errors("tasks", {**tasks, "format_version": 1})
+    assert _errors("tasks", {**tasks, "format_version": TASKS_FORMAT_VERSION + 1})
+    assert _errors("tasks", {k: v for k, v in tasks.items() if k != "slices"})
+    tier = tasks["slices"]["basic"]
+    assert _errors("tasks", {**tasks, "slices": {"basic": {**tier, "extra": 1}}})
     assert _errors("tasks", {k: v for k, v in tasks.items() if k != "missing"})
     history = outputs["history"]["sample"]
     assert _errors("history", {**history, "format_version": 1})
@@ -327,7 +337,12 @@ VARIABLE_KEYS = {
         "slices.<slice>.versions.<label>": "metric",
         "slices.<slice>.comparison": "<metric>",
     },
-    "tasks": {"runs": "<label>", "unpaired": "<label>"},
+    "tasks": {
+        "runs": "<label>",
+        "unpaired": "<label>",
+        "slices": "<tier>",
+        "slices.<tier>.runs": "<label>",
+    },
     "history": {"versions[]": "metric"},
 }
 

@@ -51,8 +51,14 @@ def test_the_markdown_tables_equal_the_json_numbers(comparison):
     text = comparison.markdown()
     page = _Tables()
     page.feed(MarkdownIt("commonmark").enable("table").render(text))
-    runs, paired_table = page.tables
+    runs, paired_table, tier_table = page.tables
     report = json.loads(comparison.to_json())
+    tier_rows = [
+        (tier, metric, figures["n_paired"], figures["fixed"], figures["regressed"])
+        for tier, entry in report["slices"].items()
+        for metric, figures in entry["comparison"].items()
+    ]
+    assert [(r[0], r[1], *map(int, r[2:5])) for r in tier_table[1:]] == tier_rows
     paired = report["paired"]
     row = paired_table[1]
     assert [int(c) for c in row[1:4]] == [paired["wins"], paired["ties"], paired["losses"]]
@@ -123,7 +129,7 @@ def test_the_markdown_names_what_the_text_and_the_json_leave_out(comparison):
     assert (unscored, excluded) == (["jv-31"], 2)
     assert "  in both runs but without a score on one side: jv-31\n" in text
     assert "- **in both runs but without a score on one side**: jv\\-31\n" in summary
-    assert text.endswith("\nexcluded: 2 records with a golden_id not in the golden set")
+    assert "\nexcluded: 2 records with a golden_id not in the golden set\n\nTiers: " in text
     assert "- **excluded**: 2 records with a golden_id not in the golden set\n" in summary
     warned = summary.split("\n### 2 warnings\n\n", 1)[1].splitlines()
     assert len(warned) == len(record["warnings"]) == 2

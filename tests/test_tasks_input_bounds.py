@@ -318,7 +318,13 @@ def test_free_text_may_hold_line_breaks_and_escapes(tmp_path):
     assert comparison.outcomes["outcome"].astype(str).tolist()[:2] == ["pass", "pass"]
     report = comparison.report()
     assert not any(c in report for c in "\r\x1b\t\u2028")
-    assert report.count("\n") == 14  # the report of any two-task comparison like this one
+    # The report of any two-task comparison like this one (14 lines), then its two tiers'
+    # table (a blank line, the intro, the heading, two rows per tier); the tab shown escaped.
+    assert report.count("\n") == 21
+    assert report.endswith(
+        "tier\\x09tab  all_pass    0       0      0          1.00  n/a   n/a"
+        "         -                too few items to tell"
+    )
 
 
 # 5. Values are quoted boundedly ------------------------------------------------------------

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._phrases import HOLM, TOO_FEW_TO_TELL, count_of
-from ..formatting import format_diff, format_p_value, format_rate
+from .._phrases import TOO_FEW_TO_TELL, count_of
+from ..formatting import format_rate
 from ._model import (
     DETAILS,
     HTML,
@@ -16,14 +16,13 @@ from ._model import (
     Block,
     Bullet,
     Bullets,
-    Cell,
-    Column,
     Figure,
     Paragraph,
     Section,
     Table,
     User,
 )
+from ._slice_table import SLICE_COLUMNS, SLICE_HOLM_METHOD, slice_reading, slice_rows_table
 
 if TYPE_CHECKING:
     from .._results import Results as Evaluation
@@ -36,33 +35,9 @@ __all__ = [
     "slices_table",
 ]
 
-#: How the p-values are adjusted across the slices (not the whole input's Holm across metrics).
-SLICE_HOLM_METHOD = f"{HOLM} step-down across the slices with a p-value, within the metric"
-
-#: The tidy columns of :func:`slice_records` (and of ``buddy_eval.slice_table``), in order.
-SLICE_COLUMNS = (
-    "slice",
-    "metric",
-    "items",
-    "n_paired",
-    "fixed",
-    "regressed",
-    "missing",
-    "baseline_rate",
-    "candidate_rate",
-    "diff",
-    "p_value",
-    "p_value_holm_slices",
-    "ready_for_decision",
-    "reading",
-    "could_hide",
-)
-
 
 def _reading(m) -> str:
-    if not m.ready or m.reading is None:
-        return TOO_FEW_TO_TELL
-    return m.reading[1]
+    return slice_reading(m.ready, m.reading)
 
 
 def slice_records(evaluation: Evaluation) -> list[dict]:
@@ -98,51 +73,16 @@ def slice_records(evaluation: Evaluation) -> list[dict]:
     return rows
 
 
-def _changed(record: dict) -> bool:
-    return bool(record["fixed"] or record["regressed"])
-
-
 def slices_table(evaluation: Evaluation, *, changed_first: bool = False) -> Table:
     """The compact per-(slice, metric) table; ``changed_first`` puts the slices with a
     fixed or regressed item first (keeping their order)."""
-    alpha = evaluation.settings.alpha
-    records = slice_records(evaluation)
-    if changed_first:
-        moved = {r["slice"] for r in records if _changed(r)}
-        records = [r for r in records if r["slice"] in moved] + [
-            r for r in records if r["slice"] not in moved
-        ]
-    rows = []
-    for r in records:
-        p = r["p_value_holm_slices"]
-        rows.append(
-            (
-                User(r["slice"]),
-                r["metric"],
-                r["n_paired"],
-                r["fixed"],
-                r["regressed"],
-                Cell(r["baseline_rate"], format_rate(r["baseline_rate"])),
-                Cell(r["candidate_rate"], format_rate(r["candidate_rate"])),
-                Cell(r["diff"], format_diff(r["diff"])),
-                Cell(p, "-" if p is None else format_p_value(p, alpha).removeprefix("= ")),
-                r["reading"],
-            )
-        )
-    b, c = evaluation.baseline, evaluation.candidate
-    columns = (
-        Column("slice", "slice"),
-        Column("metric", "metric"),
-        Column("n_paired", "paired"),
-        Column("fixed", "fixed"),
-        Column("regressed", "regressed"),
-        Column("baseline_rate", User(b)),
-        Column("candidate_rate", User(c)),
-        Column("diff", "difference"),
-        Column("p_value_holm_slices", f"{HOLM} p (slices)"),
-        Column("reading", "reading"),
+    return slice_rows_table(
+        slice_records(evaluation),
+        evaluation.baseline,
+        evaluation.candidate,
+        evaluation.settings.alpha,
+        changed_first=changed_first,
     )
-    return Table(columns, tuple(rows))
 
 
 def _not_measured(evaluation: Evaluation) -> Bullets | None:

@@ -54,6 +54,7 @@ from ._model import (
     User,
 )
 from ._tasks_record import run_figures, tasks_record, unpaired_ids
+from ._tasks_tiers import tier_sections
 
 if TYPE_CHECKING:
     from ..tasks._comparison import ComparisonResults
@@ -275,6 +276,7 @@ def _summary_sections(comparison: ComparisonResults) -> list[Section]:
             _SUMMARIES,
         ),
     ]
+    sections += tier_sections(comparison, _SUMMARIES)
     if comparison.warnings:
         warned = tuple(Bullet(((User(w, WARNING_LIMIT),),)) for w in comparison.warnings)
         title = count_of(len(comparison.warnings), "warning")
@@ -356,6 +358,7 @@ def tasks_document(comparison: ComparisonResults, views: Collection[str] = ALL_V
     sections = []
     if DETAILS in views:
         sections.append(_text_section(comparison))
+        sections += tier_sections(comparison, {DETAILS})
     if views & _SUMMARIES:
         sections += _summary_sections(comparison)
     return Document(

@@ -17,7 +17,6 @@ and the p-value is 1.0) and the exact McNemar test on ``all_pass`` of the shared
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -25,11 +24,13 @@ import pandas as pd
 from .._errors import InputError
 from .._paired_settings import Settings
 from ..formatting import MAX_LISTED_IDS
-from ..stats import MIN_PAIRED, PairedTable, holm, is_ready, sign_test, signed_rank_test
+from ..stats import MIN_PAIRED, signed_rank_test
 from ._checks import evaluate_checks
 from ._loading import load_golden, load_run
+from ._paired_summary import PairedSummary, summarize_pairs
 from ._record_rules import GoldenSet, RunRecords, check_labels, describe
-from ._scoring import _exact_run_summary, _summary_frame, count_unknowns, exact_mean, score_tasks
+from ._scoring import _exact_run_summary, _summary_frame, count_unknowns, score_tasks
+from ._tiers import TierFigures, reversal_warnings, tier_figures
 
 __all__ = [
     "CHANGES",
@@ -59,95 +60,6 @@ _PAIR_COLUMNS = [
     "fully_measured_a",
     "fully_measured_b",
 ]
-
-
-@dataclass(frozen=True)
-class PairedSummary:
-    """Paired statistics of B against A over golden tasks scored in both runs.
-
-    Attributes
-    ----------
-    n : int
-        Scored pairs: the n of every figure below and of the readiness rule.
-    present_n : int
-        Golden tasks with a record in both runs (scored or not).
-    unscored_ids : tuple of str
-        Golden tasks in both runs left out because a side has no score.
-    mean_delta : Fraction or None
-        Mean of B minus A per-task scores, exact; None when n is 0.
-    wins, ties, losses : int
-        Pairs where B scored higher than, the same as, lower than A.
-    fully_measured_n : int
-        Pairs fully measured in both runs (no unknown check on either side).
-    all_pass_a_only, all_pass_b_only, all_pass_both, all_pass_neither : int
-        The 2 x 2 table of ``all_pass``; the first two are McNemar's
-        discordant pairs.
-    ready_for_decision : bool
-        Enough scored pairs (:func:`buddy_eval.stats.is_ready`).
-    p_value, mcnemar_p_value : float or None
-        Wilcoxon signed-rank and exact McNemar p-values; None when not ready.
-    p_value_method : str or None
-        How the signed-rank p-value was computed (exact sign-flip
-        enumeration, or the tie-corrected normal approximation for many
-        non-zero deltas); None when not ready.
-    sign_test_p_value : float or None
-        Exact two-sided sign test on wins against losses; None when not ready.
-    p_value_holm, mcnemar_p_value_holm : float or None
-        The two tests' p-values Holm-adjusted for being read together.
-    min_n : int
-        Scored pairs needed before the tests are computed (``min_paired``).
-
-    Examples
-    --------
-    >>> from buddy_eval import tasks
-    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
-    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
-    >>> paired = cmp.paired
-    >>> paired.n, paired.mean_delta, (paired.wins, paired.ties, paired.losses)
-    (25, Fraction(-1, 100), (3, 19, 3))
-    >>> paired.ready_for_decision, paired.p_value, paired.p_value_method
-    (True, 0.75, 'exact (sign-flip enumeration)')
-    >>> paired.all_pass
-    PairedTable(both_pass=19, fixed=3, regressed=3, both_fail=0)
-    """
-
-    n: int
-    present_n: int
-    unscored_ids: tuple[str, ...]
-    mean_delta: Fraction | None
-    wins: int
-    ties: int
-    losses: int
-    fully_measured_n: int
-    all_pass_a_only: int
-    all_pass_b_only: int
-    all_pass_both: int
-    all_pass_neither: int
-    ready_for_decision: bool
-    p_value: float | None
-    mcnemar_p_value: float | None
-    min_n: int = MIN_PAIRED
-    p_value_method: str | None = None
-    sign_test_p_value: float | None = None
-    p_value_holm: float | None = None
-    mcnemar_p_value_holm: float | None = None
-
-    @property
-    def ready(self) -> bool:
-        """The gate's name for :attr:`ready_for_decision`."""
-        return self.ready_for_decision
-
-    @property
-    def min_paired(self) -> int:
-        """The gate's name for :attr:`min_n` (as in :class:`~buddy_eval.Settings`)."""
-        return self.min_n
-
-    @property
-    def all_pass(self) -> PairedTable:
-        """The ``all_pass`` 2x2 table in the paired core's terms (A baseline, B candidate)."""
-        # Its cells in order: both pass, fixed (B only), regressed (A only), both fail.
-        a_only, b_only = self.all_pass_a_only, self.all_pass_b_only
-        return PairedTable(self.all_pass_both, b_only, a_only, self.all_pass_neither)
 
 
 def pair_tasks(
@@ -232,68 +144,6 @@ def wilcoxon_p_value(deltas) -> float:
     return signed_rank_test(list(deltas)).p_value
 
 
-def summarize_pairs(pairs: pd.DataFrame, min_n: int = MIN_PAIRED) -> PairedSummary:
-    """Paired statistics from :func:`pair_tasks`; tests only when ``n >= min_n``.
-
-    Parameters
-    ----------
-    pairs : pandas.DataFrame
-        Output of :func:`pair_tasks`.
-    min_n : int
-        Scored pairs needed before the tests are computed (default 20).
-
-    Returns
-    -------
-    PairedSummary
-
-    Examples
-    --------
-    >>> from buddy_eval import tasks
-    >>> cmp = tasks.compare_runs("data/golden-tasks.example.json", "data/run-a.example.json",
-    ...                          "data/run-b.example.json", "tutor-v1", "tutor-v2")
-    >>> tasks.summarize_pairs(cmp.pairs) == cmp.paired
-    True
-    >>> stricter = tasks.summarize_pairs(cmp.pairs, min_n=30)
-    >>> stricter.n, stricter.ready_for_decision, stricter.p_value
-    (25, False, None)
-    """
-    scored = pairs[pairs["both_scored"]]
-    dens = scored["measured_a"] * scored["measured_b"]
-    num = scored["passed_b"] * scored["measured_a"] - scored["passed_a"] * scored["measured_b"]
-    a_pass, b_pass = (scored[f"all_pass_{side}"].fillna(False).to_numpy(bool) for side in "ab")
-    # Counted by 2 x A + B: neither, B only (fixed), A only (regressed), both.
-    neither, fixed, regressed, both = np.bincount(2 * a_pass + b_pass, minlength=4).tolist()
-    wins, ties, losses = scored["change"].value_counts(sort=False).tolist()
-    ready = is_ready(len(scored), min_n)
-    deltas = [Fraction(a, b) for a, b in zip(num, dens, strict=True)]  # exact: equal deltas tie
-    test = signed_rank_test(deltas) if ready else None
-    p_value = test.p_value if test else None
-    mcnemar_p = PairedTable(both, fixed, regressed, neither).mcnemar() if ready else None
-    p_value_holm, mcnemar_p_value_holm = holm([p_value, mcnemar_p])
-    return PairedSummary(
-        n=len(scored),
-        present_n=len(pairs),
-        unscored_ids=tuple(pairs.loc[~pairs["both_scored"], "golden_id"].tolist()),
-        mean_delta=exact_mean(num, dens),
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        fully_measured_n=int((scored["fully_measured_a"] & scored["fully_measured_b"]).sum()),
-        all_pass_a_only=regressed,
-        all_pass_b_only=fixed,
-        all_pass_both=both,
-        all_pass_neither=neither,
-        ready_for_decision=ready,
-        p_value=p_value,
-        mcnemar_p_value=mcnemar_p,
-        min_n=min_n,
-        p_value_method=test.method if test else None,
-        sign_test_p_value=sign_test(wins, losses) if ready else None,
-        p_value_holm=p_value_holm,
-        mcnemar_p_value_holm=mcnemar_p_value_holm,
-    )
-
-
 @dataclass(frozen=True, eq=False)
 class ComparisonResults:
     """Run A and run B scored against the golden tasks: every computed figure.
@@ -335,6 +185,11 @@ class ComparisonResults:
     run_summaries : tuple of dict
         Run A's and run B's row of ``summary`` with the two rates exact
         (Fractions, None when no task is scored): the figures every view rounds.
+    tiers : TierFigures
+        Every figure per golden tier (:func:`~buddy_eval.tasks._tiers.tier_figures`).
+    settings : Settings
+        The settings the comparison was made with (``min_paired``,
+        ``confidence``, ``alpha``).
     """
 
     golden: GoldenSet
@@ -351,6 +206,8 @@ class ComparisonResults:
     unmatched: pd.DataFrame
     warnings: tuple[str, ...]
     run_summaries: tuple[dict, ...] = field(default=(), repr=False)
+    tiers: TierFigures = field(default_factory=lambda: TierFigures(()), repr=False)
+    settings: Settings = field(default_factory=Settings, repr=False)
 
     @property
     def baseline(self) -> str:
@@ -383,6 +240,7 @@ class ComparisonResults:
         :func:`buddy_eval.tasks.compare_runs`); an instance of ``cls``."""
         check_labels([label_a, label_b])
         min_n = _minimum_pairs(min_n, settings)
+        settings = Settings(min_paired=min_n) if settings is None else settings
         golden = load_golden(golden)
         a, b = load_run(run_a, label_a), load_run(run_b, label_b)
         _check_disjoint(a, b)
@@ -405,6 +263,18 @@ class ComparisonResults:
         unmatched = records.loc[~records["matched"], ["run", "task_id", "golden_id", "position"]]
 
         summaries = [_exact_run_summary(scores, label) for label in labels]
+        paired_summary = summarize_pairs(pairs, min_n)
+        overall = (summaries[0], summaries[1])
+        tiers = tier_figures(
+            golden.tasks,
+            scores,
+            pairs,
+            (label_a, label_b),
+            overall,
+            paired_summary.n,
+            settings,
+        )
+        warnings = _unmatched_warnings(unmatched, (a, b)) + reversal_warnings(tiers, overall)
         return cls(
             golden=golden,
             runs=(a, b),
@@ -414,12 +284,14 @@ class ComparisonResults:
             summary=_summary_frame(labels, summaries),
             unknowns=count_unknowns(outcomes, labels),
             pairs=pairs,
-            paired=summarize_pairs(pairs, min_n),
+            paired=paired_summary,
             unpaired=unpaired.reset_index(drop=True),
             missing=missing.reset_index(drop=True),
             unmatched=unmatched.reset_index(drop=True),
-            warnings=_unmatched_warnings(unmatched, (a, b)),
+            warnings=warnings,
             run_summaries=tuple(summaries),
+            tiers=tiers,
+            settings=settings,
         )
 
 

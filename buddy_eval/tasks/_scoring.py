@@ -112,22 +112,53 @@ def _exact_run_summary(scores: pd.DataFrame, label: str) -> dict:
     scored), every other figure an int: the row the summary holds and the
     figures every view of the comparison rounds.
     """
-    run = scores[scores["run"] == label]
-    scored = run[run["scored"]]
-    all_pass_n = int(scored["all_pass"].sum())
-    return {
-        "n": len(run),
-        "scored_n": len(scored),
-        "unscored_n": len(run) - len(scored),
-        "mean_score": exact_mean(scored["passed"], scored["measured"]),
-        "all_pass_n": all_pass_n,
-        "all_pass_rate": Fraction(all_pass_n, len(scored)) if len(scored) else None,
-        "fully_measured_n": int(run["fully_measured"].sum()),
-        "checks_n": int(run["n_checks"].sum()),
-        "passed_checks": int(run["passed"].sum()),
-        "failed_checks": int(run["failed"].sum()),
-        "unknown_checks": int(run["unknown"].sum()),
-    }
+    (summary,) = exact_run_summaries(scores, label, np.zeros(len(scores), dtype=np.int64), 1)
+    return summary
+
+
+def exact_run_summaries(scores: pd.DataFrame, label: str, codes, n_groups: int) -> list[dict]:
+    """:func:`_exact_run_summary` of each group of the tasks at once (the whole run is one
+    group): ``codes`` gives each row of ``scores`` its group, ``0 .. n_groups - 1``; every
+    count by one pass over the run's rows."""
+    run = (scores["run"] == label).to_numpy(bool)
+    codes = np.asarray(codes, dtype=np.int64)[run]
+    columns = ["passed", "measured", "failed", "unknown", "n_checks"]
+    passed, measured, failed, unknown, n_checks = scores.loc[run, columns].to_numpy("int64").T
+    scored = measured > 0
+
+    def count(mask) -> list[int]:
+        return np.bincount(codes[mask], minlength=n_groups).tolist()
+
+    def total(values) -> list[int]:
+        out = np.zeros(n_groups, dtype=np.int64)
+        np.add.at(out, codes, values)
+        return out.tolist()
+
+    n, scored_n = count(slice(None)), count(scored)
+    all_pass_n, fully_n = count(scored & (failed == 0)), count(unknown == 0)
+    checks, passed_n, failed_n, unknown_n = (total(v) for v in (n_checks, passed, failed, unknown))
+    order = np.argsort(codes[scored], kind="stable")
+    bounds = np.searchsorted(codes[scored][order], np.arange(n_groups + 1))
+    scored_passed, scored_measured = passed[scored][order], measured[scored][order]
+    out = []
+    for g in range(n_groups):
+        part = slice(bounds[g], bounds[g + 1])
+        out.append(
+            {
+                "n": n[g],
+                "scored_n": scored_n[g],
+                "unscored_n": n[g] - scored_n[g],
+                "mean_score": exact_mean(scored_passed[part], scored_measured[part]),
+                "all_pass_n": all_pass_n[g],
+                "all_pass_rate": Fraction(all_pass_n[g], scored_n[g]) if scored_n[g] else None,
+                "fully_measured_n": fully_n[g],
+                "checks_n": checks[g],
+                "passed_checks": passed_n[g],
+                "failed_checks": failed_n[g],
+                "unknown_checks": unknown_n[g],
+            }
+        )
+    return out
 
 
 def summarize_runs(scores: pd.DataFrame, labels: Sequence[str] | None = None) -> pd.DataFrame:

@@ -12,10 +12,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .._escaping import terminal_text
 from ..reporting import render_junit, render_markdown, render_text, tasks_document
+from ..reporting._slice_table import SLICE_COLUMNS
+from ..reporting._tasks_tiers import tier_records
 from ._comparison import ComparisonResults
+from ._tiers import TIER_METRICS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .._paired_settings import Settings
 
 __all__ = ["TaskComparison", "compare_runs", "comparison_to_dict", "format_comparison"]
@@ -43,14 +49,23 @@ class TaskComparison(ComparisonResults):
     >>> print(cmp.report().splitlines()[0])
     golden tasks: 31 with 99 checks (data/golden-tasks.example.json)
     >>> sorted(cmp.to_dict())
-    ['golden', 'missing', 'paired', 'runs', 'unpaired', 'warnings']
+    ['format_version', 'golden', 'missing', 'paired', 'runs', 'slices', 'unpaired', 'warnings']
+    >>> cmp.tier_table()[["slice", "metric", "n_paired", "fixed", "regressed", "diff"]]
+          slice      metric  n_paired  fixed  regressed      diff
+    0     basic  mean_score        15      3          0  0.061111
+    1     basic    all_pass        15      3          0       0.2
+    2  standard  mean_score         9      0          2 -0.074074
+    3  standard    all_pass         9      0          2 -0.222222
+    4  advanced  mean_score         1      0          1      -0.5
+    5  advanced    all_pass         1      0          1      -1.0
     >>> print(cmp.markdown().splitlines()[0])
     ## Buddy golden tasks: tutor\\-v2 against tutor\\-v1
     """
 
     def report(self) -> str:
-        """The readable comparison the command line prints (no trailing newline)."""
-        return render_text(tasks_document(self, {"details"}))
+        """The readable comparison the command line prints (no trailing newline); user text
+        (labels, ids, tiers) with every invisible character shown as an escape."""
+        return render_text(tasks_document(self, {"details"}), escape=terminal_text)
 
     def to_dict(self) -> dict:
         """The JSON object of ``buddy-eval tasks --format json`` as Python values."""
@@ -67,6 +82,39 @@ class TaskComparison(ComparisonResults):
     def junit(self) -> str:
         """The JUnit XML report (``--junit PATH``): run B's checks and the paired tasks."""
         return render_junit(tasks_document(self, {"junit"}))
+
+    def tier_table(self) -> pd.DataFrame:
+        """One row per (golden tier, metric): the tier's figures, as the gate's slice table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            In tier order (each tier's first golden task), then metric order
+            (``mean_score``, ``all_pass``); every tier, whatever its size:
+
+            - ``slice`` (category): the tier; ``metric`` (category).
+            - ``items`` (int64): the tier's golden tasks.
+            - ``n_paired`` (int64): its tasks scored in both runs.
+            - ``fixed``, ``regressed`` (int64): ``mean_score``: paired tasks
+              scored higher, lower in run B; ``all_pass``: paired tasks whose
+              every measured check passes in run B only, in run A only.
+            - ``missing`` (int64): its tasks not scored in both runs.
+            - ``baseline_rate``, ``candidate_rate`` (Float64): run A's and run
+              B's figure over their scored tasks of the tier (mean score, share
+              of tasks with every measured check passing); NA when none.
+            - ``diff`` (Float64): B minus A over the paired tasks; NA when none.
+            - ``p_value`` (Float64): the signed-rank (``mean_score``) or exact
+              McNemar (``all_pass``) p-value; NA when too few pairs.
+            - ``p_value_holm_slices`` (Float64): ``p_value`` Holm-adjusted
+              across the tiers within the metric; NA when too few pairs.
+            - ``ready_for_decision`` (bool).
+            - ``reading`` (str): what the test and the interval say, or ``too
+              few items to tell``.
+            - ``could_hide`` (Float64): for a tier too small to tell, the
+              largest drop of the whole run's paired difference it could hide;
+              NA otherwise.
+        """
+        return tier_frame(tier_records(self), self.tiers.names)
 
     def __repr__(self) -> str:
         a, b = self.labels
@@ -175,7 +223,7 @@ def format_comparison(comparison: TaskComparison) -> str:
       all measured checks pass: 23 of 27 scored (0.85); fully measured: 23 of 28
       unknown checks (in no denominator): 6 of 90 (max_tokens 3, max_cost_usd 3)
     """
-    return render_text(tasks_document(comparison, {"details"}))
+    return comparison.report()
 
 
 def comparison_to_dict(comparison: TaskComparison) -> dict:
@@ -211,3 +259,22 @@ def comparison_to_dict(comparison: TaskComparison) -> dict:
     (3, ['jv-29', 'jv-30'])
     """
     return dict(tasks_document(comparison, {"json"}).record)
+
+
+def tier_frame(records: list[dict], names) -> pd.DataFrame:
+    """The tidy per-(tier, metric) table of the tiers' records (``TaskComparison.tier_table``)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(records, columns=list(SLICE_COLUMNS))
+    floats = ("baseline_rate", "candidate_rate", "diff", "p_value", "p_value_holm_slices")
+    for column in (*floats, "could_hide"):
+        frame[column] = pd.array(
+            [None if v is None else float(v) for v in frame[column]], dtype="Float64"
+        )
+    frame["slice"] = pd.Categorical(frame["slice"], categories=list(names))
+    frame["metric"] = pd.Categorical(frame["metric"], categories=list(TIER_METRICS))
+    for column in ("items", "n_paired", "fixed", "regressed", "missing"):
+        frame[column] = frame[column].astype("int64")
+    frame["ready_for_decision"] = frame["ready_for_decision"].astype(bool)
+    frame["reading"] = frame["reading"].astype("str")
+    return frame
