@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._errors import InputError
-from .reporting._gate_slices import SLICE_COLUMNS, slice_records
+from .reporting._gate_slices import slice_records
+from .reporting._slice_table import SLICE_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
     from ._results import Results as Evaluation
 
-__all__ = ["plot_slices", "slice_table"]
+__all__ = ["plot_slices", "slice_frame", "slice_table"]
 
 
 def _records(evaluation: Evaluation) -> list[dict]:
@@ -52,7 +53,7 @@ def slice_table(evaluation: Evaluation) -> pd.DataFrame:
         - ``diff`` (Float64): candidate minus baseline over the paired items.
         - ``p_value`` (Float64): the exact paired test; NA when the slice has
           too few paired items.
-        - ``p_value_holm_slices`` (Float64): ``p_value`` Holm-adjusted across
+        - ``p_value_holm_across_slices`` (Float64): ``p_value`` Holm-adjusted across
           the slices within the metric; NA when not ready.
         - ``ready_for_decision`` (bool).
         - ``reading`` (str): what the test and the interval say, or ``too few
@@ -77,21 +78,26 @@ def slice_table(evaluation: Evaluation) -> pd.DataFrame:
     3    hard     citation         1      1          0  too few items to tell
     4  (none)      refusal         1      0          1  too few items to tell
     """
-    import pandas as pd
-
     records = _records(evaluation)
     assert evaluation.slices is not None
-    names = list(evaluation.slices.assignment.names)
+    names = evaluation.slices.assignment.names
+    return slice_frame(records, names, ("correctness", "citation", "refusal"))
+
+
+def slice_frame(records: list[dict], names, metrics) -> pd.DataFrame:
+    """The tidy per-(slice, metric) table of slice records (keys ``SLICE_COLUMNS``), typed:
+    ``slice`` and ``metric`` categories in the order of ``names`` and ``metrics``; the gate's
+    slices (:func:`slice_table`) and the tasks comparison's tiers share it."""
+    import pandas as pd
+
     frame = pd.DataFrame(records, columns=list(SLICE_COLUMNS))
-    floats = ("baseline_rate", "candidate_rate", "diff", "p_value", "p_value_holm_slices")
+    floats = ("baseline_rate", "candidate_rate", "diff", "p_value", "p_value_holm_across_slices")
     for column in (*floats, "could_hide"):
         frame[column] = pd.array(
             [None if v is None else float(v) for v in frame[column]], dtype="Float64"
         )
-    frame["slice"] = pd.Categorical(frame["slice"], categories=names)
-    frame["metric"] = pd.Categorical(
-        frame["metric"], categories=["correctness", "citation", "refusal"]
-    )
+    frame["slice"] = pd.Categorical(frame["slice"], categories=list(names))
+    frame["metric"] = pd.Categorical(frame["metric"], categories=list(metrics))
     for column in ("items", "n_paired", "fixed", "regressed", "missing"):
         frame[column] = frame[column].astype("int64")
     frame["ready_for_decision"] = frame["ready_for_decision"].astype(bool)

@@ -377,7 +377,7 @@ def test_every_view_shows_the_same_slice_figures():
             comparison["fixed"],
             comparison["regressed"],
         )
-        assert row.p_value_holm_slices == comparison["p_value_holm_across_slices"]
+        assert row.p_value_holm_across_slices == comparison["p_value_holm_across_slices"]
         version = record["slices"][row.slice]["versions"]["NEW"][row.metric]
         assert row.candidate_rate == version["value"]
     document = gate_document(ev)

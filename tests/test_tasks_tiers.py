@@ -208,7 +208,7 @@ def test_the_tier_table_json_and_records_show_the_same_figures():
         "candidate_rate",
         "diff",
         "p_value",
-        "p_value_holm_slices",
+        "p_value_holm_across_slices",
         "ready_for_decision",
         "reading",
         "could_hide",

@@ -64,7 +64,7 @@ def slice_records(evaluation: Evaluation) -> list[dict]:
                     "candidate_rate": m.candidate.gate,
                     "diff": m.diff,
                     "p_value": m.p_value if m.ready else None,
-                    "p_value_holm_slices": s.p_holm_across_slices[m.metric],
+                    "p_value_holm_across_slices": s.p_holm_across_slices[m.metric],
                     "ready_for_decision": m.ready,
                     "reading": _reading(m),
                     "could_hide": s.could_hide[m.metric],

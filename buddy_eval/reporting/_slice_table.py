@@ -30,7 +30,7 @@ SLICE_COLUMNS = (
     "candidate_rate",
     "diff",
     "p_value",
-    "p_value_holm_slices",
+    "p_value_holm_across_slices",
     "ready_for_decision",
     "reading",
     "could_hide",
@@ -66,7 +66,7 @@ def slice_rows_table(
         ]
     rows = []
     for r in records:
-        p = r["p_value_holm_slices"]
+        p = r["p_value_holm_across_slices"]
         rows.append(
             (
                 User(r["slice"]),
@@ -90,7 +90,7 @@ def slice_rows_table(
         Column("baseline_rate", User(baseline)),
         Column("candidate_rate", User(candidate)),
         Column("diff", "difference"),
-        Column("p_value_holm_slices", f"{HOLM} p (slices)"),
+        Column("p_value_holm_across_slices", f"{HOLM} p (slices)"),
         Column("reading", "reading"),
     )
     return Table(columns, tuple(rows))

@@ -45,7 +45,7 @@ def tier_records(comparison: ComparisonResults) -> list[dict]:
                     "candidate_rate": m.candidate_rate,
                     "diff": m.diff,
                     "p_value": m.p_value,
-                    "p_value_holm_slices": m.p_value_holm_across_slices,
+                    "p_value_holm_across_slices": m.p_value_holm_across_slices,
                     "ready_for_decision": m.ready,
                     "reading": slice_reading(m.ready, m.reading),
                     "could_hide": m.could_hide,

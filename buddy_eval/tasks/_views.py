@@ -13,8 +13,8 @@ import json
 from typing import TYPE_CHECKING
 
 from .._escaping import terminal_text
+from .._slice_views import slice_frame
 from ..reporting import render_junit, render_markdown, render_text, tasks_document
-from ..reporting._slice_table import SLICE_COLUMNS
 from ..reporting._tasks_tiers import tier_records
 from ._comparison import ComparisonResults
 from ._tiers import TIER_METRICS
@@ -105,7 +105,7 @@ class TaskComparison(ComparisonResults):
             - ``diff`` (Float64): B minus A over the paired tasks; NA when none.
             - ``p_value`` (Float64): the signed-rank (``mean_score``) or exact
               McNemar (``all_pass``) p-value; NA when too few pairs.
-            - ``p_value_holm_slices`` (Float64): ``p_value`` Holm-adjusted
+            - ``p_value_holm_across_slices`` (Float64): ``p_value`` Holm-adjusted
               across the tiers within the metric; NA when too few pairs.
             - ``ready_for_decision`` (bool).
             - ``reading`` (str): what the test and the interval say, or ``too
@@ -114,7 +114,7 @@ class TaskComparison(ComparisonResults):
               largest drop of the whole run's paired difference it could hide;
               NA otherwise.
         """
-        return tier_frame(tier_records(self), self.tiers.names)
+        return slice_frame(tier_records(self), self.tiers.names, TIER_METRICS)
 
     def __repr__(self) -> str:
         a, b = self.labels
@@ -259,22 +259,3 @@ def comparison_to_dict(comparison: TaskComparison) -> dict:
     (3, ['jv-29', 'jv-30'])
     """
     return dict(tasks_document(comparison, {"json"}).record)
-
-
-def tier_frame(records: list[dict], names) -> pd.DataFrame:
-    """The tidy per-(tier, metric) table of the tiers' records (``TaskComparison.tier_table``)."""
-    import pandas as pd
-
-    frame = pd.DataFrame(records, columns=list(SLICE_COLUMNS))
-    floats = ("baseline_rate", "candidate_rate", "diff", "p_value", "p_value_holm_slices")
-    for column in (*floats, "could_hide"):
-        frame[column] = pd.array(
-            [None if v is None else float(v) for v in frame[column]], dtype="Float64"
-        )
-    frame["slice"] = pd.Categorical(frame["slice"], categories=list(names))
-    frame["metric"] = pd.Categorical(frame["metric"], categories=list(TIER_METRICS))
-    for column in ("items", "n_paired", "fixed", "regressed", "missing"):
-        frame[column] = frame[column].astype("int64")
-    frame["ready_for_decision"] = frame["ready_for_decision"].astype(bool)
-    frame["reading"] = frame["reading"].astype("str")
-    return frame
