@@ -13,9 +13,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .._phrases import NOT_RECORDED
 from .._vocabulary import RATE_METRICS
 from ..formatting import format_count, format_fraction, format_id_list
 from ..ledger._show import SHORT
+from ._doctor import HEALTH_HEAD, health_line
+from ._gate_health import health_record
 from ._model import DETAILS, MARKDOWN, Column, Document, Lines, Paragraph, Section, Table, User
 
 if TYPE_CHECKING:
@@ -23,7 +26,17 @@ if TYPE_CHECKING:
 
     from ..ledger._history import HistoryResults
 
-__all__ = ["history_document"]
+__all__ = ["HISTORY_FORMAT_VERSION", "history_document"]
+
+#: The version of the history's JSON record (``format_version``; the output had none
+#: before the golden-set findings per revision were added, its version 1).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.reporting import HISTORY_FORMAT_VERSION
+#: >>> HISTORY_FORMAT_VERSION
+#: 2
+HISTORY_FORMAT_VERSION = 2
 
 #: The columns of the versions table, as every view heads them.
 _HEADER = ("version", "revision", "items", *RATE_METRICS, "violations", "verdict", "released")
@@ -147,6 +160,16 @@ def _releases(found: HistoryResults) -> Table:
     return Table(columns, tuple(rows), indent="  ", cell_limit=_LIMIT, compact_rule=True)
 
 
+def _health(found: HistoryResults) -> Lines:
+    """Per golden-set revision, the health line the gate showed when it was first recorded."""
+    lines = []
+    for revision in found.revisions["revision"].tolist():
+        diagnosis = found.diagnosis(revision)
+        line = health_line(diagnosis) if diagnosis is not None else f"{HEALTH_HEAD}: {NOT_RECORDED}"
+        lines.append((0, (User(f"{revision}: {line}", _LIMIT),)))
+    return Lines(tuple(lines))
+
+
 def _summary(found: HistoryResults) -> Lines:
     """The three lines about items across versions."""
     always, flipped, escaped = found.always_failed, found.flipped, found.escaped
@@ -208,14 +231,26 @@ def _record(found: HistoryResults) -> dict:
             entry[key] = _json_value(row[key])
         versions.append(entry)
     revisions = []
-    for row in _records(found.revisions):
+    shown = ("revision", "golden_set", "fingerprint", "items", "added", "removed", "changed")
+    for row in _records(found.revisions[list(shown)]):
         diffs = found.revision_changes[found.revision_changes["revision"] == row["revision"]]
         row["diff"] = {
             change: diffs.loc[diffs["change"] == change, "item_id"].tolist()
             for change in ("added", "removed", "changed")
         }
+        diagnosis = found.diagnosis(row["revision"])
+        row["health"] = None if diagnosis is None else health_record(diagnosis)
+        row["findings"] = (
+            None
+            if diagnosis is None
+            else [
+                {"check": f.check, "severity": f.severity, "ids": list(f.ids), "message": f.message}
+                for f in diagnosis.findings
+            ]
+        )
         revisions.append(row)
     return {
+        "format_version": HISTORY_FORMAT_VERSION,
         "ledger": found.ledger,
         "live": found.live,
         "versions": versions,
@@ -243,7 +278,9 @@ def history_document(found: HistoryResults) -> Document:
         view's first line, the Markdown title), ``versions`` (one row per
         version, a note before a version on a new golden-set revision),
         ``releases`` (every release and rollback; in no view before the
-        first) and ``items`` (items failed by every version, items that
+        first), ``health`` (per golden-set revision, the doctor's findings
+        recorded with it as the gate's one health line, or that they were not
+        recorded) and ``items`` (items failed by every version, items that
         flipped, regressions that escaped); ``record``
         holds every figure exactly, for the JSON view.
 
@@ -273,6 +310,9 @@ def history_document(found: HistoryResults) -> Document:
     releases = _releases(found)  # shown once there is any
     shown = _VIEWS if releases.rows else frozenset()
     sections.append(Section("releases", None, (releases,), shown, caption="releases"))
+    sections.append(
+        Section("health", None, (_health(found),), _VIEWS, caption="golden-set health per revision")
+    )
     sections.append(Section("items", None, (_summary(found),), _VIEWS))
     return Document(
         "history",
