@@ -187,7 +187,16 @@ def _sliced_history(folder: Path) -> dict[str, object]:
         assert status == 1, err
     return {
         f"slice-{name}": _json(
-            cli("history", "--ledger", "sample.ledger", "--slice", name, "--format", "json", cwd=folder)
+            cli(
+                "history",
+                "--ledger",
+                "sample.ledger",
+                "--slice",
+                name,
+                "--format",
+                "json",
+                cwd=folder,
+            )
         )
         for name in ("graded work", "basics")
     }
@@ -234,7 +243,15 @@ OUTPUT_NAMES = {
         "generated-trials-40x3-margin",
     ],
     "tasks": [*TASKS_CASES, "generated-12", "generated-45"],
-    "history": ["sample", "rollback", "unreleased", "live", "schema-v2", "slice-graded work", "slice-basics"],
+    "history": [
+        "sample",
+        "rollback",
+        "unreleased",
+        "live",
+        "schema-v2",
+        "slice-graded work",
+        "slice-basics",
+    ],
 }
 
 

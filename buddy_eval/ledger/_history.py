@@ -629,9 +629,7 @@ class SliceHistory:
     without_slices: int
 
 
-def _slice_figures(
-    outcomes: dict, version_id: int, items: list[tuple], scope: list[int]
-) -> dict:
+def _slice_figures(outcomes: dict, version_id: int, items: list[tuple], scope: list[int]) -> dict:
     """A version's exact figures over the golden positions ``scope``: per rate metric
     (numerator, denominator) as the gate counts them (with repeated trials both scaled by
     the least common multiple of the trial counts), a missing result counting as failed."""
@@ -692,7 +690,9 @@ def read_slice_history(ledger: str | os.PathLike[str], name: str) -> SliceHistor
     for e in recorded:
         names.update(dict.fromkeys(rows["slices"][e.id].names))
     if name not in names:
-        there = ", ".join(quoted(n) for n in names) or "none (no evaluation was recorded with --slices)"
+        there = (
+            ", ".join(quoted(n) for n in names) or "none (no evaluation was recorded with --slices)"
+        )
         raise InputError(
             f"no recorded evaluation has a slice {quoted(name)}; the slices recorded: {there}",
             source=ledger_name,

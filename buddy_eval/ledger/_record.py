@@ -811,7 +811,8 @@ def prepare(
     from ..doctor._run import evaluation_health
 
     findings = [
-        [f.check, f.severity, list(f.ids), f.message] for f in evaluation_health(evaluation).findings
+        [f.check, f.severity, list(f.ids), f.message]
+        for f in evaluation_health(evaluation).findings
     ]
     assignment = evaluation.slice_assignment
     slices = (

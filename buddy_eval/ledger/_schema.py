@@ -143,7 +143,8 @@ JOIN golden_sets AS g ON g.id = e.golden_set_id, json_each(s.codes) AS c
 JOIN golden_items AS i ON i.golden_set_id = e.golden_set_id AND i.position = c.key;
 """
 
-SCHEMA = f"""\
+SCHEMA = (
+    f"""\
 -- A golden set, one per revision: the items, in order, scored by an evaluation.
 CREATE TABLE golden_sets (
     id INTEGER PRIMARY KEY,
@@ -305,7 +306,9 @@ JOIN evaluation_metrics m ON m.evaluation_id = c.evaluation_id AND m.version_id 
 CREATE INDEX result_sets_by_version ON result_sets (version_id);
 CREATE INDEX evaluations_by_candidate ON evaluations (candidate_version_id);
 CREATE INDEX releases_by_version ON releases (version_id);
-""" + MIGRATION
+"""
+    + MIGRATION
+)
 
 _HEADER = b"SQLite format 3\x00"
 # SQLite's primary result codes for a damaged file.

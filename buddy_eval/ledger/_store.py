@@ -94,7 +94,11 @@ def set_fingerprint(item_fingerprints) -> str:
 
 
 def _bad(name: str, what: str, detail: str) -> InputError:
-    changed = _CHANGED.replace("was", "were", 1) if what.startswith("the results") else _CHANGED
+    changed = (
+        _CHANGED.replace("was", "were", 1)
+        if what.startswith(("the results", "the findings", "the slices"))
+        else _CHANGED
+    )
     return InputError(
         f"{what} {changed} ({detail}); restore the ledger from a backup, or check it with "
         "buddy-eval ledger verify",
@@ -473,9 +477,7 @@ class StoredSlices:
     codes: tuple[int, ...]
 
 
-def slices_row_sha256(
-    evaluation_id: int, source: str, digest: str, names: str, codes: str
-) -> str:
+def slices_row_sha256(evaluation_id: int, source: str, digest: str, names: str, codes: str) -> str:
     """The hash of an evaluation's slices row."""
     return row_sha256(
         evaluation_id, source, digest, names, hashlib.sha256(codes.encode()).hexdigest()

@@ -346,8 +346,7 @@ def _slice_head(found: SliceHistory) -> str:
     )
     if found.without_slices:
         head += (
-            f"; {format_count(found.without_slices, 'evaluation')} recorded without slices "
-            "left out"
+            f"; {format_count(found.without_slices, 'evaluation')} recorded without slices left out"
         )
     return head
 
