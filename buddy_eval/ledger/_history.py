@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -638,8 +638,8 @@ def _slice_figures(outcomes: dict, version_id: int, items: list[tuple], scope: l
     figures: dict = {"items": len(scope)}
     for metric, (column, kind) in _SLICE_METRICS.items():
         mine = [p for p in scope if items[p][2] == kind]
-        held = [outcomes.get((version_id, items[p][0])) for p in mine]
-        held = [row for row in held if row is not None]
+        found = (outcomes.get((version_id, items[p][0])) for p in mine)
+        held = [row for row in found if row is not None]
         scale = math.lcm(1, *(int(row[1]) for row in held))
         numerator = sum(int(row[column]) * (scale // int(row[1])) for row in held)
         figures[metric] = (numerator, len(mine) * scale)
@@ -728,7 +728,7 @@ def read_slice_history(ledger: str | os.PathLike[str], name: str) -> SliceHistor
                 record[metric] = Fraction(num, den) if den else None
             record["violations"] = figures["violations"]
             records.append(record)
-    columns = {
+    columns: dict[str, Any] = {
         "evaluation": "int64",
         "date": "str",
         "revision": "str",
