@@ -431,7 +431,7 @@ def slice_history_document(found: SliceHistory) -> Document:
     >>> print(render_text(document).splitlines()[0].split(": ", 1)[1])
     slice 'easy' in 1 evaluation recorded with slices
     >>> document.section("rates").blocks[0].cells()[1][3:]
-    ('NEW', 'candidate', '2', '1.00', '1.00', '0.00', '1', 'BLOCK')
+    ['NEW', 'candidate', '2', '1.00', '1.00', '0.00', '1', 'BLOCK']
     >>> document.record["evaluations"][0]["candidate"]["refusal"]
     {'numerator': 0, 'denominator': 1}
     >>> tmp.cleanup()
