@@ -382,3 +382,24 @@ def test_a_changed_slices_row_is_refused(folder):
     assert (status, out) == (2, "")
     assert "the slices of evaluation 1 were changed outside buddy-eval" in err
     assert run(folder, "ledger", "verify", "--ledger", "r.ledger")[0] == 2
+
+
+def test_a_release_in_a_schema_2_ledger_migrates_it_too(folder):
+    shutil.copy(FIXTURE, folder / "old.ledger")
+    status, out, _ = run(
+        folder,
+        "ledger",
+        "release",
+        "NEW",
+        "--ledger",
+        "old.ledger",
+        "--override",
+        "known",
+        "--date",
+        "2026-12-04",
+        "--by",
+        "t",
+    )
+    assert status == 0 and out.startswith("released 'NEW' on 2026-12-04")
+    assert rows(folder / "old.ledger", "PRAGMA user_version") == [(3,)]
+    assert be.history(folder / "old.ledger").live == "NEW"

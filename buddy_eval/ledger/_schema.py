@@ -21,7 +21,8 @@ sees it half-made.
 
 A ledger of schema version 2 (before the golden-set findings and the slices
 were kept) is read as it is (it has no findings and no slices) and migrated
-when something is first recorded in it: the write transaction adds the new
+by the first write to it (a recording, a release or a rollback): that write
+transaction adds the new
 tables (:data:`MIGRATION`) and sets the version, so every row it held stays as
 it was. A ledger of schema version 1 (before revisions) is refused with a
 message saying so.
