@@ -77,38 +77,12 @@ MIGRATES_FROM = 2
 #: Seconds a reader or a writer waits for another writer's transaction to end.
 BUSY_TIMEOUT = 60.0
 
-#: The schema, documented table by table (docs/ledger.md shows it as is).
-#:
-#: Examples
-#: --------
-#: >>> import sqlite3
-#: >>> from buddy_eval.ledger import SCHEMA
-#: >>> connection = sqlite3.connect(":memory:")
-#: >>> _ = connection.executescript(SCHEMA)
-#: >>> query = "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY 2"
-#: >>> for kind, name in connection.execute(query):
-#: ...     print(kind, name)
-#: table checks
-#: table evaluation_metrics
-#: table evaluation_slices
-#: table evaluations
-#: view findings
-#: table golden_items
-#: table golden_set_findings
-#: table golden_sets
-#: view outcomes
-#: table releases
-#: table result_sets
-#: view results
-#: view slices
-#: view version_metrics
-#: table versions
 #: What schema version 3 added to version 2: a ledger of version 2 gains these
 #: tables (empty) in the first write transaction that opens it.
 MIGRATION = """\
--- The golden-set doctor's findings on a revision, at its default limits, as the gate that
--- first recorded the revision found them (its golden items and the results in its input):
--- kept once per revision. Packed as one JSON array of [check, severity, [ids], message],
+-- The golden-set doctor's findings on a revision, at its default limits, as the first gate
+-- that recorded the revision with findings found them (its golden items and the results in
+-- its input): kept once per revision. Packed as one JSON array of [check, severity, [ids], message],
 -- worst first; query them through the view below. A revision without a row was recorded
 -- before findings were kept.
 CREATE TABLE golden_set_findings (
@@ -144,6 +118,32 @@ JOIN golden_sets AS g ON g.id = e.golden_set_id, json_each(s.codes) AS c
 JOIN golden_items AS i ON i.golden_set_id = e.golden_set_id AND i.position = c.key;
 """
 
+#: The schema, documented table by table (docs/ledger.md shows it as is).
+#:
+#: Examples
+#: --------
+#: >>> import sqlite3
+#: >>> from buddy_eval.ledger import SCHEMA
+#: >>> connection = sqlite3.connect(":memory:")
+#: >>> _ = connection.executescript(SCHEMA)
+#: >>> query = "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY 2"
+#: >>> for kind, name in connection.execute(query):
+#: ...     print(kind, name)
+#: table checks
+#: table evaluation_metrics
+#: table evaluation_slices
+#: table evaluations
+#: view findings
+#: table golden_items
+#: table golden_set_findings
+#: table golden_sets
+#: view outcomes
+#: table releases
+#: table result_sets
+#: view results
+#: view slices
+#: view version_metrics
+#: table versions
 SCHEMA = (
     f"""\
 -- A golden set, one per revision: the items, in order, scored by an evaluation.
