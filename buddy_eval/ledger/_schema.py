@@ -82,9 +82,9 @@ BUSY_TIMEOUT = 60.0
 MIGRATION = """\
 -- The golden-set doctor's findings on a revision, at its default limits, as the first gate
 -- that recorded the revision with findings found them (its golden items and the results in
--- its input): kept once per revision. Packed as one JSON array of [check, severity, [ids], message],
--- worst first; query them through the view below. A revision without a row was recorded
--- before findings were kept.
+-- its input): kept once per revision. Packed as one JSON array of [check, severity, [ids],
+-- message], worst first; query them through the view below. A revision without a row was
+-- recorded before findings were kept.
 CREATE TABLE golden_set_findings (
     golden_set_id INTEGER PRIMARY KEY REFERENCES golden_sets (id),
     findings TEXT NOT NULL,
