@@ -13,18 +13,28 @@ import os
 import pandas as pd
 
 from ._escaping import terminal_text
-from .ledger._history import HistoryResults, read_history
+from .ledger._history import HistoryResults, SliceHistory, read_history, read_slice_history
 from .ledger._show import stored
 from .reporting import (
+    Document,
     Table,
     history_document,
     render_json,
     render_markdown,
     render_text,
     show_document,
+    slice_history_document,
 )
 
-__all__ = ["History", "history", "history_json", "history_markdown", "history_text", "show"]
+__all__ = [
+    "History",
+    "HistoryOfSlice",
+    "history",
+    "history_json",
+    "history_markdown",
+    "history_text",
+    "show",
+]
 
 
 class History(HistoryResults):
@@ -101,6 +111,18 @@ class History(HistoryResults):
         ``current`` (object: exact Fractions, None when not measured).
     thresholds : dict of str to Fraction
         The thresholds of the latest evaluation (empty before any).
+    findings : pandas.DataFrame
+        The golden-set doctor's findings recorded with each revision (once,
+        by the evaluation that first recorded it, at the doctor's default
+        limits), one row per finding, revisions in order, worst first:
+        ``revision`` (str), ``position`` (int64: 0, 1, ... within the
+        revision), ``check`` (str), ``severity`` (ordered category
+        ``error`` < ``warning`` < ``note``), ``ids`` (list of str), ``message``
+        (str). The ``revisions`` frame also has ``findings_recorded`` (bool:
+        False for a revision recorded before findings were kept) and
+        ``errors``, ``warnings``, ``notes`` (Int64: findings per severity,
+        NA when not recorded); :meth:`diagnosis` gives one revision's as a
+        :class:`~buddy_eval.doctor.Diagnosis`.
 
     Examples
     --------
@@ -151,32 +173,102 @@ class History(HistoryResults):
         return _frame(history_document(self).section("releases").blocks[0])
 
 
+class HistoryOfSlice(SliceHistory):
+    """One slice's history: each evaluation recorded with slices, its versions' figures over
+    the slice's items (what :func:`history` returns with ``slice=NAME``).
+
+    Attributes
+    ----------
+    ledger : str
+        The ledger's path.
+    slice : str
+        The slice read.
+    slices : tuple of str
+        Every slice the evaluations recorded with slices have (first-seen
+        order; ``(none)`` holds the items their slices file did not list).
+    rates : pandas.DataFrame
+        One row per (evaluation recorded with slices, role), in recording order:
+
+        - ``evaluation`` (int64), ``date``, ``revision``, ``verdict`` (str:
+          the candidate's), ``slices_sha256`` (str: the slices file's
+          SHA-256), ``slice_items`` (int64: the slice's golden items).
+        - ``role`` (str): ``baseline`` or ``candidate``; ``version`` (str).
+        - ``items`` (int64): the items counted (a live baseline: those it was
+          compared on).
+        - ``correctness_numerator``, ``correctness_denominator`` (object:
+          exact ints, as the gate counts them: with repeated trials both
+          scaled by the least common multiple of the trial counts) and
+          ``correctness`` (object: the exact Fraction, None when not
+          measured); the same for ``citation`` and ``refusal``.
+        - ``violations`` (int64): REFUSE items of the slice answered.
+    without_slices : int
+        Evaluations recorded without slices, left out.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> ev = be.evaluate("data/example.txt", slices={"q3": "hard"})
+    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
+    >>> found = be.history(path, slice="hard")
+    >>> found.rates[["version", "items", "correctness"]]
+      version  items correctness
+    0     OLD      1           0
+    1     NEW      1           1
+    >>> found.text().splitlines()[0].split(": ", 1)[1]
+    "slice 'hard' in 1 evaluation recorded with slices"
+    >>> tmp.cleanup()
+    """
+
+    def text(self) -> str:
+        """As ``buddy-eval history --slice NAME`` prints it."""
+        return history_text(self)
+
+    def markdown(self) -> str:
+        """As ``buddy-eval history --slice NAME --format markdown`` prints it."""
+        return history_markdown(self)
+
+    def json(self) -> str:
+        """As ``buddy-eval history --slice NAME --format json`` prints it."""
+        return history_json(self)
+
+    def table(self) -> pd.DataFrame:
+        """The rates as the text view shows them, every cell text."""
+        return _frame(slice_history_document(self).section("rates").blocks[0])
+
+
 def _frame(table) -> pd.DataFrame:
     assert isinstance(table, Table)
     return pd.DataFrame(table.cells(), columns=[c.key for c in table.columns], dtype="str")
 
 
-def history(ledger: str | os.PathLike[str]) -> History:
-    """Read what happened across the versions recorded in a ledger.
+def history(ledger: str | os.PathLike[str], slice: str | None = None):
+    """Read what happened across the versions recorded in a ledger (or in one slice).
 
     Parameters
     ----------
     ledger : str or os.PathLike
         An existing ledger file (see :func:`buddy_eval.record`).
+    slice : str, optional
+        A slice name: read, per evaluation recorded with slices
+        (``--slices``), its versions' rates over that slice's items instead.
 
     Returns
     -------
     History
         ``versions`` (one row per version), ``items`` (one row per
         observation), ``always_failed``, ``flipped``, ``escaped``,
-        ``releases``, ``revisions``, ``revision_changes`` and ``across``
-        DataFrames (see :class:`History` for every column).
+        ``releases``, ``revisions``, ``revision_changes``, ``across`` and
+        ``findings`` DataFrames (see :class:`History` for every column).
+        With ``slice``: a :class:`HistoryOfSlice` (its ``rates`` DataFrame).
 
     Raises
     ------
     InputError
-        The path is not a ledger this buddy_eval reads, or a row was changed
-        outside buddy-eval.
+        The path is not a ledger this buddy_eval reads, a row was changed
+        outside buddy-eval, or no evaluation recorded with slices has the
+        slice (the message names those there are).
 
     Examples
     --------
@@ -196,22 +288,31 @@ def history(ledger: str | os.PathLike[str]) -> History:
     1     NEW        1.00    0.00  BLOCK vs OLD                  -
     >>> tmp.cleanup()
     """
+    if slice is not None:
+        found = read_slice_history(ledger, slice)
+        return HistoryOfSlice(**{f: getattr(found, f) for f in found.__dataclass_fields__})
     return read_history(ledger, History)
 
 
-def history_text(found: HistoryResults) -> str:
+def _document(found: HistoryResults | SliceHistory) -> Document:
+    if isinstance(found, SliceHistory):
+        return slice_history_document(found)
+    return history_document(found)
+
+
+def history_text(found: HistoryResults | SliceHistory) -> str:
     """The history as readable text, every invisible character shown as an escape."""
-    return render_text(history_document(found), escape=terminal_text)
+    return render_text(_document(found), escape=terminal_text)
 
 
-def history_markdown(found: HistoryResults) -> str:
+def history_markdown(found: HistoryResults | SliceHistory) -> str:
     """The history as Markdown: a heading, the versions, the releases, the item lists."""
-    return render_markdown(history_document(found)).removesuffix("\n")
+    return render_markdown(_document(found)).removesuffix("\n")
 
 
-def history_json(found: HistoryResults) -> str:
+def history_json(found: HistoryResults | SliceHistory) -> str:
     """The history as one JSON object: exact counts as numerator and denominator."""
-    return render_json(history_document(found))
+    return render_json(_document(found))
 
 
 def show(ledger: str | os.PathLike[str]) -> str:

@@ -77,6 +77,8 @@ NOT_MEASURED = "not measured"
 NOT_COMPUTED = "not computed"
 TOO_FEW_TO_TELL = "too few items to tell"
 ITEMS_NOT_TRIALS = "items are counted, not trials"
+#: What a ledger says of a fact it was not asked to keep when it was recorded.
+NOT_RECORDED = "not recorded"
 
 #: Why an item the candidate fails is not a regression.
 ALSO_FAILS_IN = "also fails in {baseline}"

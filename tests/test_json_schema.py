@@ -30,6 +30,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from buddy_eval.reporting import HISTORY_FORMAT_VERSION
 from buddy_eval.reporting._gate_record import FORMAT_VERSION
 from buddy_eval.reporting._tasks_record import TASKS_FORMAT_VERSION
 from buddy_eval.stats import READING_CODES
@@ -53,7 +54,11 @@ SCHEMAS = ROOT / "buddy_eval" / "schemas"
 FORMATS = ("gate", "tasks", "history")
 METRICS = ("correctness", "citation", "refusal")
 #: Each format's format_version today (None: the format carries none yet).
-CURRENT_VERSION = {"gate": FORMAT_VERSION, "tasks": TASKS_FORMAT_VERSION, "history": None}
+CURRENT_VERSION = {
+    "gate": FORMAT_VERSION,
+    "tasks": TASKS_FORMAT_VERSION,
+    "history": HISTORY_FORMAT_VERSION,
+}
 DOC = ROOT / "docs" / "json-schema.md"
 
 
@@ -160,7 +165,46 @@ def _ledgers(folder: Path) -> dict[str, Path]:
     status, _, err = cli(*LIVE_ARGS, *LIVE_RECORD, cwd=live)
     assert status == 0, err
     shutil.move(live / "release.ledger", live / "sample.ledger")
-    return {"sample": sample, "rollback": rolled, "unreleased": unreleased, "live": live}
+    old = folder / "schema-v2"  # written by the schema before findings and slices were kept
+    old.mkdir()
+    shutil.copy(ROOT / "tests" / "ledger_fixtures" / "schema-v2.ledger", old / "sample.ledger")
+    return {
+        "sample": sample,
+        "rollback": rolled,
+        "unreleased": unreleased,
+        "live": live,
+        "schema-v2": old,
+    }
+
+
+def _sliced_history(folder: Path) -> dict[str, object]:
+    """``history --slice`` on a ledger with one evaluation recorded with slices, one without:
+    a slice of REFUSE items and one of ANSWER items."""
+    folder.mkdir(parents=True)
+    for name in ("sample_release.txt", "sample_slices.csv"):
+        (folder / name).write_bytes((ROOT / "data" / name).read_bytes())
+    for extra in (["--slices", "sample_slices.csv"], []):
+        status, _, err = cli(
+            *["sample_release.txt", "--ledger", "sample.ledger", *extra],
+            *["--date", "2026-01-01", "--by", BY],
+            cwd=folder,
+        )
+        assert status == 1, err
+    return {
+        f"slice-{name}": _json(
+            cli(
+                "history",
+                "--ledger",
+                "sample.ledger",
+                "--slice",
+                name,
+                "--format",
+                "json",
+                cwd=folder,
+            )
+        )
+        for name in ("graded work", "basics")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +231,7 @@ def outputs(tmp_path_factory) -> dict[str, dict[str, object]]:
         name: _json(cli("history", "--ledger", "sample.ledger", "--format", "json", cwd=where))
         for name, where in _ledgers(folder / "ledgers").items()
     }
+    history |= _sliced_history(folder / "ledgers" / "sliced")
     return {"gate": gate, "tasks": tasks, "history": history}
 
 
@@ -203,7 +248,15 @@ OUTPUT_NAMES = {
         "generated-trials-40x3-margin",
     ],
     "tasks": [*TASKS_CASES, "generated-12", "generated-45"],
-    "history": ["sample", "rollback", "unreleased", "live"],
+    "history": [
+        "sample",
+        "rollback",
+        "unreleased",
+        "live",
+        "schema-v2",
+        "slice-graded work",
+        "slice-basics",
+    ],
 }
 
 
@@ -297,8 +350,14 @@ def test_the_tasks_and_history_schemas_refuse_a_key_they_do_not_know(outputs):
     assert _errors("tasks", {k: v for k, v in tasks.items() if k != "missing"})
     history = outputs["history"]["sample"]
     assert _errors("history", {**history, "format_version": 1})
+    assert _errors("history", {k: v for k, v in history.items() if k != "format_version"})
     row = {**history["versions"][0], "extra": None}
     assert _errors("history", {**history, "versions": [row]})
+    revision = {k: v for k, v in history["revisions"][0].items() if k != "findings"}
+    assert _errors("history", {**history, "revisions": [revision]})
+    sliced = outputs["history"]["slice-basics"]
+    assert _errors("history", {**sliced, "versions": history["versions"]})
+    assert _errors("history", {**sliced, "format_version": 1})
 
 
 def test_the_schemas_are_package_data():

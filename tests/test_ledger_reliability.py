@@ -69,7 +69,7 @@ def _newer(tmp_path, ledger):
     connection.execute("PRAGMA user_version = 99")
     connection.commit()
     connection.close()
-    return path, "is a ledger of schema version 99, newer than this buddy_eval reads (2)"
+    return path, "is a ledger of schema version 99, newer than this buddy_eval reads (3)"
 
 
 def _garbled(tmp_path, ledger):

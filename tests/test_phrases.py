@@ -35,6 +35,7 @@ PHRASES = (
     "too few items to tell",
     "items are counted, not trials",
     "Wilcoxon",
+    "not recorded",
 )
 
 

@@ -525,6 +525,7 @@ HISTORY_FRAMES = (
     "revisions",
     "revision_changes",
     "across",
+    "findings",
 )
 
 

@@ -323,7 +323,15 @@ evidence, override or rollback reason and who recorded it; items failed by every
 version holding them, items that flipped more than once, and regressions that
 escaped (an item that regressed in a version that went live and was fixed by no
 later live version). A missing result is no observation; with repeated trials the
-item changes are the gate's own labels.
+item changes are the gate's own labels. Per golden-set revision, the golden set's
+health: the doctor's findings recorded with it (the gate's one health line), or
+"not recorded" for a revision recorded before findings were kept.
+
+With --slice NAME: per evaluation recorded with --slices, its baseline's and its
+candidate's rates (exact, as the gate counts them) and violations over the items of
+slice NAME (items its slices file did not list are in the slice "(none)");
+evaluations recorded without slices are left out, and the first line says how many.
+A slice no recorded evaluation has is an input error naming the slices there are.
 """
 
 
@@ -342,6 +350,11 @@ def _history_parser() -> argparse.ArgumentParser:
         help="text (default): readable tables; json: one JSON object; markdown: a table "
         "for a pull request or a wiki",
     )
+    parser.add_argument(
+        "--slice",
+        metavar="NAME",
+        help="the rates of each evaluation recorded with --slices, over the items of slice NAME",
+    )
     return parser
 
 
@@ -350,7 +363,7 @@ def run_history(argv: list[str]) -> int:
     args = _history_parser().parse_args(argv)
     from .._ledger_views import history, history_json, history_markdown, history_text
 
-    found = history(args.ledger)
+    found = history(args.ledger, slice=args.slice)
     view = {"json": history_json, "markdown": history_markdown, "text": history_text}
     write_stdout(view[args.format](found) + "\n")
     return EXIT_RELEASE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,23 @@ from ._sizes import size_findings
 from ._table import Limits
 from ._tasks import run_findings, task_findings
 
-__all__ = ["diagnose_input", "diagnose_tasks"]
+__all__ = ["diagnose_input", "diagnose_tasks", "evaluation_health"]
+
+# Per evaluation, its golden set's findings: computed once, whoever asks first (the gate's
+# views, or recording it in a ledger).
+_HEALTH: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def evaluation_health(evaluation) -> Diagnosis:
+    """The findings on an evaluation's own input at the default limits, computed once.
+
+    The gate's health line and the findings a ledger records with the
+    golden-set revision are this one diagnosis.
+    """
+    found = _HEALTH.get(evaluation)
+    if found is None:
+        found = _HEALTH[evaluation] = diagnose_data(evaluation.data, Limits())
+    return found
 
 
 def diagnose_input(

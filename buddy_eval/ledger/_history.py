@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,10 @@ from . import _store
 from ._schema import reading
 from ._show import SHORT
 
-__all__ = ["HistoryResults", "read_history"]
+if TYPE_CHECKING:
+    from ..doctor import Diagnosis
+
+__all__ = ["HistoryResults", "SliceHistory", "read_history", "read_slice_history"]
 
 _H = TypeVar("_H", bound="HistoryResults")
 
@@ -66,6 +69,29 @@ class HistoryResults:
     revision_changes: pd.DataFrame = field(default_factory=pd.DataFrame)
     across: pd.DataFrame = field(default_factory=pd.DataFrame)
     thresholds: dict = field(default_factory=dict)
+    findings: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def diagnosis(self, revision: str) -> Diagnosis | None:
+        """The doctor's findings recorded with a golden-set revision (None: not recorded,
+        the revision was recorded before findings were kept)."""
+        from ..doctor import Diagnosis, Finding
+
+        row = self.revisions[self.revisions["revision"] == revision]
+        if row.empty or not bool(row["findings_recorded"].iloc[0]):
+            return None
+        mine = self.findings[self.findings["revision"] == revision]
+        return Diagnosis(
+            kind="golden set",
+            source=self.ledger,
+            n_items=int(row["items"].iloc[0]),
+            versions=(),
+            findings=tuple(
+                Finding(c, s, tuple(i), m)
+                for c, s, i, m in zip(
+                    mine["check"], mine["severity"], mine["ids"], mine["message"], strict=True
+                )
+            ),
+        )
 
     @property
     def live(self) -> str | None:
@@ -80,13 +106,37 @@ class HistoryResults:
 
 def _read(name: str) -> dict:
     with reading(name) as connection:
+        sets = _store.golden_sets(connection, name)
+        evaluations = _store.evaluations(connection, name)
+        counts = {e.id: len(sets[e.fields["golden_set_id"]].items) for e in evaluations}
         return {
             "labels": _store.versions(connection),
-            "sets": _store.golden_sets(connection, name),
+            "sets": sets,
             "results": _store.result_sets(connection, name, lines=False),
-            "evaluations": _store.evaluations(connection, name),
+            "evaluations": evaluations,
             "releases": _store.releases(connection, name),
+            "findings": _store.golden_set_findings(connection, name, sets),
+            "slices": _store.evaluation_slices(connection, name, counts),
         }
+
+
+def _findings_frame(rows: dict) -> pd.DataFrame:
+    """One row per finding recorded with a revision, revisions in order, worst first."""
+    records = [
+        (rows["sets"][set_id].revision, position, check, severity, list(ids), message)
+        for set_id, found in rows["findings"].items()
+        for position, (check, severity, ids, message) in enumerate(found)
+    ]
+    columns = ["revision", "position", "check", "severity", "ids", "message"]
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    return frame.astype(
+        {"revision": "str", "position": "int64", "check": "str", "message": "str"}
+    ).astype(
+        {
+            "severity": pd.CategoricalDtype(["error", "warning", "note"], ordered=True),
+            "ids": object,
+        }
+    )
 
 
 def _na(value) -> bool:
@@ -401,7 +451,14 @@ def _revisions(rows: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Each revision and its diff (by item id) from the revision before."""
     records, changes = [], []
     previous: dict[str, str] | None = None
-    for golden in rows["sets"].values():
+    for set_id, golden in rows["sets"].items():
+        found = rows["findings"].get(set_id)
+        severities = [f[1] for f in found or ()]
+        health = (
+            (True, *(severities.count(s) for s in ("error", "warning", "note")))
+            if found is not None
+            else (False, None, None, None)
+        )
         now = {item[1]: item[0] for item in golden.items}
         diff: dict[str, list[str]] = {"added": [], "removed": [], "changed": []}
         if previous is not None:
@@ -417,14 +474,18 @@ def _revisions(rows: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
                 len(diff["added"]),
                 len(diff["removed"]),
                 len(diff["changed"]),
+                *health,
             )
         )
         for change, ids in diff.items():
             changes += [(golden.revision, change, i) for i in ids]
         previous = now
     columns = ["revision", "golden_set", "fingerprint", "items", "added", "removed", "changed"]
-    frame = pd.DataFrame.from_records(records, columns=columns).astype(
+    health_columns = {"findings_recorded": "bool", "errors": "Int64", "warnings": "Int64"}
+    health_columns["notes"] = "Int64"
+    frame = pd.DataFrame.from_records(records, columns=columns + list(health_columns)).astype(
         {c: ("int64" if c in ("items", "added", "removed", "changed") else "str") for c in columns}
+        | health_columns
     )
     diffs = pd.DataFrame.from_records(changes, columns=["revision", "change", "item_id"]).astype(
         "str"
@@ -540,4 +601,152 @@ def read_history(ledger: str | os.PathLike[str], kind: type[_H]) -> _H:
         diffs,
         _across_changes(versions, items, rows),
         thresholds,
+        _findings_frame(rows),
+    )
+
+
+#: Per rate metric: the outcome column counting it and the item type it applies to.
+_SLICE_METRICS = {
+    "correctness": (2, "ANSWER"),
+    "citation": (3, "ANSWER"),
+    "refusal": (4, "REFUSE"),
+}
+
+
+@dataclass(frozen=True)
+class SliceHistory:
+    """Each evaluation recorded with slices, its versions' figures over one slice's items.
+
+    ``rates`` holds one row per (evaluation, role); ``slices`` every slice name
+    the recorded evaluations have (first-seen order); ``without_slices`` how
+    many evaluations were recorded without slices (left out).
+    """
+
+    ledger: str
+    slice: str
+    slices: tuple[str, ...]
+    rates: pd.DataFrame
+    without_slices: int
+
+
+def _slice_figures(outcomes: dict, version_id: int, items: list[tuple], scope: list[int]) -> dict:
+    """A version's exact figures over the golden positions ``scope``: per rate metric
+    (numerator, denominator) as the gate counts them (with repeated trials both scaled by
+    the least common multiple of the trial counts), a missing result counting as failed."""
+    import math
+
+    figures: dict = {"items": len(scope)}
+    for metric, (column, kind) in _SLICE_METRICS.items():
+        mine = [p for p in scope if items[p][2] == kind]
+        found = (outcomes.get((version_id, items[p][0])) for p in mine)
+        held = [row for row in found if row is not None]
+        scale = math.lcm(1, *(int(row[1]) for row in held))
+        numerator = sum(int(row[column]) * (scale // int(row[1])) for row in held)
+        figures[metric] = (numerator, len(mine) * scale)
+    refuse = [outcomes.get((version_id, items[p][0])) for p in scope if items[p][2] == "REFUSE"]
+    figures["violations"] = sum(1 for row in refuse if row is not None and int(row[5]) > 0)
+    return figures
+
+
+def read_slice_history(ledger: str | os.PathLike[str], name: str) -> SliceHistory:
+    """Each recorded evaluation's figures over the items of slice ``name``, from the stored
+    per-item outcomes and slices.
+
+    The baseline of an evaluation against the live version counts the items
+    it was compared on; every other version the slice's items of the golden
+    set, a missing result counting as failed (as the gate counts it).
+
+    Raises
+    ------
+    InputError
+        The path is not a ledger this buddy_eval reads, a row was changed
+        outside buddy-eval, or no evaluation recorded with slices has a slice
+        ``name`` (the message names the slices there are).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval.ledger._history import read_slice_history
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> ev = be.evaluate("data/example.txt", slices={"q1": "easy", "q4": "easy"})
+    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
+    >>> found = read_slice_history(path, "easy")
+    >>> found.slices, found.rates[["version", "items", "correctness_numerator"]].values.tolist()
+    (('easy', '(none)'), [['OLD', 2, 1], ['NEW', 2, 1]])
+    >>> tmp.cleanup()
+    """
+    from .._errors import InputError, quoted
+
+    ledger_name = os.fspath(ledger)
+    rows = _read(ledger_name)
+    outcomes = {}
+    for result_set in rows["results"]:
+        items = rows["sets"][result_set.golden_set_id].items
+        for outcome in result_set.outcomes:
+            outcomes[(result_set.version_id, items[outcome[0]][0])] = outcome
+    recorded = [e for e in rows["evaluations"] if e.id in rows["slices"]]
+    names: dict[str, None] = {}
+    for e in recorded:
+        names.update(dict.fromkeys(rows["slices"][e.id].names))
+    if name not in names:
+        there = (
+            ", ".join(quoted(n) for n in names) or "none (no evaluation was recorded with --slices)"
+        )
+        raise InputError(
+            f"no recorded evaluation has a slice {quoted(name)}; the slices recorded: {there}",
+            source=ledger_name,
+        )
+    records = []
+    for e in recorded:
+        stored = rows["slices"][e.id]
+        golden = rows["sets"][e.fields["golden_set_id"]]
+        code = stored.names.index(name) if name in stored.names else -1
+        scope = [p for p, c in enumerate(stored.codes) if c == code]
+        not_compared = set(e.not_compared)
+        for role in ("baseline", "candidate"):
+            vid = e.fields[f"{role}_version_id"]
+            mine = scope
+            if role == "baseline" and not_compared:
+                mine = [p for p in scope if golden.items[p][1] not in not_compared]
+            figures = _slice_figures(outcomes, vid, list(golden.items), mine)
+            record = {
+                "evaluation": e.id,
+                "date": e.fields["date"],
+                "revision": golden.revision,
+                "verdict": e.fields["verdict"],
+                "slices_sha256": stored.assignment_sha256,
+                "slice_items": len(scope),
+                "role": role,
+                "version": rows["labels"][vid],
+                "items": figures["items"],
+            }
+            for metric in _SLICE_METRICS:
+                num, den = figures[metric]
+                record[f"{metric}_numerator"] = num
+                record[f"{metric}_denominator"] = den
+                record[metric] = Fraction(num, den) if den else None
+            record["violations"] = figures["violations"]
+            records.append(record)
+    columns: dict[str, Any] = {
+        "evaluation": "int64",
+        "date": "str",
+        "revision": "str",
+        "verdict": "str",
+        "slices_sha256": "str",
+        "slice_items": "int64",
+        "role": "str",
+        "version": "str",
+        "items": "int64",
+    }
+    for metric in _SLICE_METRICS:
+        columns |= {f"{metric}_numerator": object, f"{metric}_denominator": object, metric: object}
+    columns["violations"] = "int64"
+    frame = pd.DataFrame.from_records(records, columns=list(columns)).astype(columns)
+    return SliceHistory(
+        ledger_name,
+        name,
+        tuple(names),
+        frame,
+        len(rows["evaluations"]) - len(recorded),
     )

@@ -320,6 +320,10 @@ class Plan:
     note: str | None
     provenance: Provenance
     live_release: int | None = None
+    #: The doctor's findings on the golden set: (check, severity, [ids], message), worst first.
+    findings: list = dataclasses.field(default_factory=list)
+    #: With slices: (source, assignment SHA-256, names, per input position its slice's index).
+    slices: tuple | None = None
 
     def check(self, connection: sqlite3.Connection, name: str) -> None:
         """Raise :class:`InputError` when a result contradicts one the ledger holds."""
@@ -484,7 +488,39 @@ class Plan:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(evaluation_id, *check) for check in self.checks],
         )
+        self._insert_findings(connection, golden_set_id)
+        if self.slices is not None:
+            self._insert_slices(connection, evaluation_id, positions)
         return Recorded(evaluation_id, True, tuple(added), tuple(extended))
+
+    def _insert_findings(self, connection: sqlite3.Connection, golden_set_id: int) -> None:
+        """The doctor's findings, once per revision: the first recording of it keeps them."""
+        held = connection.execute(
+            "SELECT 1 FROM golden_set_findings WHERE golden_set_id = ?", (golden_set_id,)
+        ).fetchone()
+        if held is not None:
+            return
+        packed = json.dumps(self.findings, ensure_ascii=False, separators=(",", ":"))
+        connection.execute(
+            "INSERT INTO golden_set_findings (golden_set_id, findings, sha256) VALUES (?, ?, ?)",
+            (golden_set_id, packed, _store.findings_row_sha256(golden_set_id, packed)),
+        )
+
+    def _insert_slices(self, connection, evaluation_id: int, positions: list[int]) -> None:
+        """Each golden item's slice, by its stored position."""
+        assert self.slices is not None
+        source, digest, names, codes = self.slices
+        stored = [0] * len(codes)
+        for position, code in enumerate(codes):
+            stored[positions[position]] = code
+        packed_names = json.dumps(list(names), ensure_ascii=False, separators=(",", ":"))
+        packed_codes = json.dumps(stored, separators=(",", ":"))
+        row = (evaluation_id, source, digest, packed_names, packed_codes)
+        connection.execute(
+            "INSERT INTO evaluation_slices (evaluation_id, source, assignment_sha256, names, "
+            "codes, sha256) VALUES (?, ?, ?, ?, ?, ?)",
+            (*row, _store.slices_row_sha256(*row)),
+        )
 
     def _insert_golden(self, connection: sqlite3.Connection) -> int:
         count = connection.execute("SELECT count(*) FROM golden_sets").fetchone()[0]
@@ -605,6 +641,8 @@ def _settings_key(evaluation) -> str:
         candidate=evaluation.candidate,
         trials=bool(evaluation.data.trials),
     )
+    if evaluation.slice_assignment is not None:  # the slices file is part of the identity
+        settings["slices_sha256"] = evaluation.slice_assignment.digest
     return json.dumps(settings, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -770,6 +808,18 @@ def prepare(
     ]
     settings = evaluation.settings
     not_compared = evaluation.not_compared_ids()
+    from ..doctor._run import evaluation_health
+
+    findings = [
+        [f.check, f.severity, list(f.ids), f.message]
+        for f in evaluation_health(evaluation).findings
+    ]
+    assignment = evaluation.slice_assignment
+    slices = (
+        None
+        if assignment is None
+        else (assignment.source, assignment.digest, assignment.names, assignment.codes.tolist())
+    )
     return Plan(
         source=data.source,
         input_sha256=digest.hexdigest(),
@@ -794,6 +844,8 @@ def prepare(
         note=note,
         provenance=provenance,
         live_release=live_release,
+        findings=findings,
+        slices=slices,
     )
 
 

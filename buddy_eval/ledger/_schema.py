@@ -17,8 +17,15 @@ an SQLite database that is not a ledger, or a ledger of a newer schema is
 refused with one :class:`~buddy_eval._errors.InputError`, the file untouched.
 Any damage SQLite reports is one input error naming the ledger. A new ledger
 is built beside the target and linked into place, so another process never
-sees it half-made. A ledger of an earlier schema is refused with a message
-saying so.
+sees it half-made.
+
+A ledger of schema version 2 (before the golden-set findings and the slices
+were kept) is read as it is (it has no findings and no slices) and migrated
+by the first write to it (a recording, a release or a rollback): that write
+transaction adds the new
+tables (:data:`MIGRATION`) and sets the version, so every row it held stays as
+it was. A ledger of schema version 1 (before revisions) is refused with a
+message saying so.
 """
 
 from __future__ import annotations
@@ -38,9 +45,11 @@ from .._vocabulary import BLOCK, RELEASE
 
 __all__ = [
     "APPLICATION_ID",
+    "MIGRATION",
     "SCHEMA",
     "SCHEMA_VERSION",
     "check_path",
+    "has_table",
     "ledger_error",
     "reading",
     "writing",
@@ -62,9 +71,52 @@ APPLICATION_ID = 0x42454C47
 #: True
 #: >>> connection.close()
 #: >>> tmp.cleanup()
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: The oldest schema version this buddy_eval reads and migrates (see :data:`MIGRATION`).
+MIGRATES_FROM = 2
 #: Seconds a reader or a writer waits for another writer's transaction to end.
 BUSY_TIMEOUT = 60.0
+
+#: What schema version 3 added to version 2: a ledger of version 2 gains these
+#: tables (empty) in the first write transaction that opens it.
+MIGRATION = """\
+-- The golden-set doctor's findings on a revision, at its default limits, as the first gate
+-- that recorded the revision with findings found them (its golden items and the results in
+-- its input): kept once per revision. Packed as one JSON array of [check, severity, [ids],
+-- message], worst first; query them through the view below. A revision without a row was
+-- recorded before findings were kept.
+CREATE TABLE golden_set_findings (
+    golden_set_id INTEGER PRIMARY KEY REFERENCES golden_sets (id),
+    findings TEXT NOT NULL,
+    sha256 TEXT NOT NULL               -- of the row's content
+);
+-- One row per finding: position (0, 1, ... worst first), check (its stable name),
+-- severity (error, warning, note), ids (JSON list of item ids), message.
+CREATE VIEW findings (revision, position, check_name, severity, ids, message) AS
+SELECT g.revision, CAST(f.key AS INTEGER), json_extract(f.value, '$[0]'),
+       json_extract(f.value, '$[1]'), json_extract(f.value, '$[2]'),
+       json_extract(f.value, '$[3]')
+FROM golden_set_findings AS s JOIN golden_sets AS g ON g.id = s.golden_set_id,
+     json_each(s.findings) AS f;
+-- The slices an evaluation was recorded with (--slices): the assignment's SHA-256 (also in
+-- the evaluation's settings, so the same input with another slices file is another
+-- evaluation), the slice names, and per golden item (stored position) its slice's index.
+CREATE TABLE evaluation_slices (
+    evaluation_id INTEGER PRIMARY KEY REFERENCES evaluations (id),
+    source TEXT NOT NULL,              -- the slices file as named
+    assignment_sha256 TEXT NOT NULL,   -- SHA-256 of its id,slice lines in order
+    names TEXT NOT NULL,               -- JSON list of the slice names
+    codes TEXT NOT NULL,               -- JSON list: per golden position, its index in names
+    sha256 TEXT NOT NULL               -- of the row's content
+);
+-- One row per (evaluation recorded with slices, golden item): its slice.
+CREATE VIEW slices (evaluation_id, revision, item_id, item_fingerprint, slice) AS
+SELECT s.evaluation_id, g.revision, i.item_id, i.fingerprint,
+       json_extract(s.names, '$[' || c.value || ']')
+FROM evaluation_slices AS s JOIN evaluations AS e ON e.id = s.evaluation_id
+JOIN golden_sets AS g ON g.id = e.golden_set_id, json_each(s.codes) AS c
+JOIN golden_items AS i ON i.golden_set_id = e.golden_set_id AND i.position = c.key;
+"""
 
 #: The schema, documented table by table (docs/ledger.md shows it as is).
 #:
@@ -79,16 +131,21 @@ BUSY_TIMEOUT = 60.0
 #: ...     print(kind, name)
 #: table checks
 #: table evaluation_metrics
+#: table evaluation_slices
 #: table evaluations
+#: view findings
 #: table golden_items
+#: table golden_set_findings
 #: table golden_sets
 #: view outcomes
 #: table releases
 #: table result_sets
 #: view results
+#: view slices
 #: view version_metrics
 #: table versions
-SCHEMA = f"""\
+SCHEMA = (
+    f"""\
 -- A golden set, one per revision: the items, in order, scored by an evaluation.
 CREATE TABLE golden_sets (
     id INTEGER PRIMARY KEY,
@@ -251,6 +308,8 @@ CREATE INDEX result_sets_by_version ON result_sets (version_id);
 CREATE INDEX evaluations_by_candidate ON evaluations (candidate_version_id);
 CREATE INDEX releases_by_version ON releases (version_id);
 """
+    + MIGRATION
+)
 
 _HEADER = b"SQLite format 3\x00"
 # SQLite's primary result codes for a damaged file.
@@ -336,13 +395,45 @@ def _describe(name: str, connection: sqlite3.Connection) -> None:
         )
     if version < 1:
         raise _refuse(name, "is a buddy_eval ledger without a schema (damaged)")
-    if version < SCHEMA_VERSION:
+    if version < MIGRATES_FROM:
         raise _refuse(
             name,
             f"is a ledger of schema version {version}, written by an earlier buddy_eval: it "
             "keeps one result per version and cannot tell golden-set revisions apart; start a "
             "new ledger (the old one stays readable by the buddy_eval that wrote it)",
         )
+
+
+def has_table(connection: sqlite3.Connection, table: str) -> bool:
+    """The ledger has ``table`` (a ledger of schema version 2 has no findings and no slices)."""
+    return (
+        connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        is not None
+    )
+
+
+def _migrate(connection: sqlite3.Connection) -> None:
+    """In the open write transaction: bring a ledger of an earlier version to this schema."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        return
+    # One statement at a time: executescript would commit the transaction.
+    for statement in _statements(MIGRATION):
+        connection.execute(statement)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a script, each complete (with the comments before it)."""
+    out, current = [], ""
+    for line in script.splitlines():
+        current += line + "\n"
+        if sqlite3.complete_statement(current):
+            out.append(current)
+            current = ""
+    return out
 
 
 def _create(path: Path) -> None:
@@ -434,6 +525,8 @@ def _enter(name: str, connection: sqlite3.Connection, write: bool, thorough: boo
     if thorough:  # every page read once: damage anywhere is found before any work
         _quick_check(name, connection)
     connection.execute("SELECT count(*) FROM versions").fetchone()
+    if write:
+        _migrate(connection)
 
 
 def _quick_check(name: str, connection: sqlite3.Connection) -> None:

@@ -30,7 +30,12 @@ __all__ = [
     "ResultSet",
     "StoredEvaluation",
     "StoredRelease",
+    "StoredSlices",
+    "evaluation_slices",
+    "findings_row_sha256",
+    "golden_set_findings",
     "golden_sets",
+    "slices_row_sha256",
     "item_fingerprint",
     "row_sha256",
     "result_sets",
@@ -89,7 +94,11 @@ def set_fingerprint(item_fingerprints) -> str:
 
 
 def _bad(name: str, what: str, detail: str) -> InputError:
-    changed = _CHANGED.replace("was", "were", 1) if what.startswith("the results") else _CHANGED
+    changed = (
+        _CHANGED.replace("was", "were", 1)
+        if what.startswith(("the results", "the findings", "the slices"))
+        else _CHANGED
+    )
     return InputError(
         f"{what} {changed} ({detail}); restore the ledger from a backup, or check it with "
         "buddy-eval ledger verify",
@@ -413,6 +422,101 @@ def releases(connection: sqlite3.Connection, name: str) -> list[StoredRelease]:
     return out
 
 
+_SEVERITIES = ("error", "warning", "note")
+
+
+def findings_row_sha256(golden_set_id: int, findings: str) -> str:
+    """The hash of a revision's findings row: its golden set and its packed findings."""
+    return row_sha256(golden_set_id, hashlib.sha256(findings.encode("utf-8")).hexdigest())
+
+
+def golden_set_findings(
+    connection: sqlite3.Connection, name: str, sets: dict[int, GoldenSet]
+) -> dict[int, tuple[tuple[str, str, tuple[str, ...], str], ...]]:
+    """Per golden-set id, the doctor's findings recorded with it, checked against the hash:
+    ``(check, severity, ids, message)`` worst first. A revision recorded before findings
+    were kept (a ledger of schema version 2) has none here."""
+    from ._schema import has_table
+
+    if not has_table(connection, "golden_set_findings"):
+        return {}
+    out = {}
+    for set_id, packed, stored in connection.execute(
+        "SELECT golden_set_id, findings, sha256 FROM golden_set_findings ORDER BY golden_set_id"
+    ):
+        what = f"the findings of golden set {sets[set_id].revision if set_id in sets else set_id}"
+        if set_id not in sets or findings_row_sha256(set_id, packed) != stored:
+            raise _bad(name, what, "their hash does not match")
+        try:
+            rows = json.loads(packed)
+            found = []
+            for check, severity, ids, message in rows:
+                if not (
+                    isinstance(check, str)
+                    and severity in _SEVERITIES
+                    and isinstance(ids, list)
+                    and all(isinstance(i, str) for i in ids)
+                    and isinstance(message, str)
+                ):
+                    raise ValueError("a finding is not [check, severity, ids, message]")
+                found.append((check, severity, tuple(ids), message))
+        except (ValueError, TypeError) as exc:
+            raise _bad(name, what, str(exc)) from None
+        out[int(set_id)] = tuple(found)
+    return out
+
+
+@dataclass(frozen=True)
+class StoredSlices:
+    """The slices an evaluation was recorded with: per golden position, its slice's index."""
+
+    evaluation_id: int
+    source: str
+    assignment_sha256: str
+    names: tuple[str, ...]
+    codes: tuple[int, ...]
+
+
+def slices_row_sha256(evaluation_id: int, source: str, digest: str, names: str, codes: str) -> str:
+    """The hash of an evaluation's slices row."""
+    return row_sha256(
+        evaluation_id, source, digest, names, hashlib.sha256(codes.encode()).hexdigest()
+    )
+
+
+def evaluation_slices(
+    connection: sqlite3.Connection, name: str, item_counts: dict[int, int] | None = None
+) -> dict[int, StoredSlices]:
+    """Per evaluation id recorded with slices, its slices, checked against the hash (and,
+    given ``item_counts`` per evaluation id, one slice per golden item)."""
+    from ._schema import has_table
+
+    if not has_table(connection, "evaluation_slices"):
+        return {}
+    out = {}
+    for eid, source, digest, names, codes, stored in connection.execute(
+        "SELECT evaluation_id, source, assignment_sha256, names, codes, sha256 "
+        "FROM evaluation_slices ORDER BY evaluation_id"
+    ):
+        what = f"the slices of evaluation {eid}"
+        if slices_row_sha256(eid, source, digest, names, codes) != stored:
+            raise _bad(name, what, "their hash does not match")
+        try:
+            named, coded = json.loads(names), json.loads(codes)
+            if not isinstance(named, list) or not all(isinstance(n, str) for n in named):
+                raise ValueError("the slice names are not a list of text")
+            if not isinstance(coded, list) or not all(
+                isinstance(c, int) and 0 <= c < len(named) for c in coded
+            ):
+                raise ValueError("a slice index is out of range")
+            if item_counts is not None and item_counts.get(int(eid)) != len(coded):
+                raise ValueError("not one slice per golden item")
+        except (ValueError, TypeError) as exc:
+            raise _bad(name, what, str(exc)) from None
+        out[int(eid)] = StoredSlices(int(eid), str(source), str(digest), tuple(named), tuple(coded))
+    return out
+
+
 def verify(connection: sqlite3.Connection, name: str) -> dict[str, int]:
     """Check every row of the ledger; the number of rows checked per kind."""
     sets = golden_sets(connection, name)
@@ -424,6 +528,11 @@ def verify(connection: sqlite3.Connection, name: str) -> dict[str, int]:
         ids = (evaluation.fields["baseline_version_id"], evaluation.fields["candidate_version_id"])
         if evaluation.fields["golden_set_id"] not in sets or any(i not in labels for i in ids):
             raise _bad(name, f"evaluation {evaluation.id}", "it names a row that is not there")
+    golden_set_findings(connection, name, sets)
+    item_counts = {e.id: len(sets[e.fields["golden_set_id"]].items) for e in stored}
+    for eid in evaluation_slices(connection, name, item_counts):
+        if eid not in item_counts:
+            raise _bad(name, f"the slices of evaluation {eid}", "their evaluation is not there")
     return {
         "golden sets": len(sets),
         "versions": len(labels),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ._doctor import DOCTOR_FORMAT_VERSION, DOCTOR_TITLE, doctor_document, health_line
 from ._gate import GATE_TITLE, gate_document
-from ._history import history_document
+from ._history import HISTORY_FORMAT_VERSION, history_document, slice_history_document
 from ._html import render_html
 from ._json import dumps, render_json
 from ._junit import render_junit
@@ -51,6 +51,7 @@ __all__ = [
     "DOCTOR_FORMAT_VERSION",
     "DOCTOR_TITLE",
     "GATE_TITLE",
+    "HISTORY_FORMAT_VERSION",
     "Bullet",
     "Bullets",
     "Cell",
@@ -82,6 +83,7 @@ __all__ = [
     "render_markdown",
     "render_text",
     "show_document",
+    "slice_history_document",
     "statistics_text",
     "TASKS_TITLE",
     "tasks_document",

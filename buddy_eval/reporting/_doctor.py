@@ -56,6 +56,9 @@ MESSAGE_LIMIT = 2000
 #: Where a capped id list of the doctor's summary sends the reader for the rest.
 WHERE_LISTED = "full list: `buddy-eval doctor --format json`"
 
+#: The words the health line starts with (before its counts).
+HEALTH_HEAD = "golden set health"
+
 #: Checks the health summary names at most, worst first.
 WORST_SHOWN = 3
 
@@ -85,7 +88,7 @@ def health_line(diagnosis: Diagnosis) -> str:
     """
     worst = worst_checks(diagnosis)
     named = ", ".join(check if n == 1 else f"{check} ({n})" for check, n in worst)
-    return f"golden set health: {_counts(diagnosis)}" + (f"; worst: {named}" if worst else "")
+    return f"{HEALTH_HEAD}: {_counts(diagnosis)}" + (f"; worst: {named}" if worst else "")
 
 
 def _record(diagnosis: Diagnosis) -> dict:

@@ -24,11 +24,11 @@ HEALTH_TITLE = "Golden set health"
 
 
 def gate_health(evaluation: Evaluation) -> Diagnosis:
-    """The doctor's findings on the evaluation's input, at the default limits."""
-    from ..doctor import Limits
-    from ..doctor._run import diagnose_data
+    """The doctor's findings on the evaluation's input, at the default limits (computed
+    once per evaluation: recording it in a ledger keeps the same findings)."""
+    from ..doctor._run import evaluation_health
 
-    return diagnose_data(evaluation.data, Limits())
+    return evaluation_health(evaluation)
 
 
 def health_section(diagnosis: Diagnosis) -> Section:

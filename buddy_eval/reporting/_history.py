@@ -13,17 +13,31 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from .._errors import quoted
+from .._phrases import NOT_RECORDED
 from .._vocabulary import RATE_METRICS
 from ..formatting import format_count, format_fraction, format_id_list
 from ..ledger._show import SHORT
+from ._doctor import HEALTH_HEAD, health_line
+from ._gate_health import health_record
 from ._model import DETAILS, MARKDOWN, Column, Document, Lines, Paragraph, Section, Table, User
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..ledger._history import HistoryResults
+    from ..ledger._history import HistoryResults, SliceHistory
 
-__all__ = ["history_document"]
+__all__ = ["HISTORY_FORMAT_VERSION", "history_document", "slice_history_document"]
+
+#: The version of the history's JSON record (``format_version``; the output had none
+#: before the golden-set findings per revision were added, its version 1).
+#:
+#: Examples
+#: --------
+#: >>> from buddy_eval.reporting import HISTORY_FORMAT_VERSION
+#: >>> HISTORY_FORMAT_VERSION
+#: 2
+HISTORY_FORMAT_VERSION = 2
 
 #: The columns of the versions table, as every view heads them.
 _HEADER = ("version", "revision", "items", *RATE_METRICS, "violations", "verdict", "released")
@@ -147,6 +161,16 @@ def _releases(found: HistoryResults) -> Table:
     return Table(columns, tuple(rows), indent="  ", cell_limit=_LIMIT, compact_rule=True)
 
 
+def _health(found: HistoryResults) -> Lines:
+    """Per golden-set revision, the health line the gate showed when it was first recorded."""
+    lines = []
+    for revision in found.revisions["revision"].tolist():
+        diagnosis = found.diagnosis(revision)
+        line = health_line(diagnosis) if diagnosis is not None else f"{HEALTH_HEAD}: {NOT_RECORDED}"
+        lines.append((0, (User(f"{revision}: {line}", _LIMIT),)))
+    return Lines(tuple(lines))
+
+
 def _summary(found: HistoryResults) -> Lines:
     """The three lines about items across versions."""
     always, flipped, escaped = found.always_failed, found.flipped, found.escaped
@@ -208,14 +232,26 @@ def _record(found: HistoryResults) -> dict:
             entry[key] = _json_value(row[key])
         versions.append(entry)
     revisions = []
-    for row in _records(found.revisions):
+    shown = ("revision", "golden_set", "fingerprint", "items", "added", "removed", "changed")
+    for row in _records(found.revisions[list(shown)]):
         diffs = found.revision_changes[found.revision_changes["revision"] == row["revision"]]
         row["diff"] = {
             change: diffs.loc[diffs["change"] == change, "item_id"].tolist()
             for change in ("added", "removed", "changed")
         }
+        diagnosis = found.diagnosis(row["revision"])
+        row["health"] = None if diagnosis is None else health_record(diagnosis)
+        row["findings"] = (
+            None
+            if diagnosis is None
+            else [
+                {"check": f.check, "severity": f.severity, "ids": list(f.ids), "message": f.message}
+                for f in diagnosis.findings
+            ]
+        )
         revisions.append(row)
     return {
+        "format_version": HISTORY_FORMAT_VERSION,
         "ledger": found.ledger,
         "live": found.live,
         "versions": versions,
@@ -243,7 +279,9 @@ def history_document(found: HistoryResults) -> Document:
         view's first line, the Markdown title), ``versions`` (one row per
         version, a note before a version on a new golden-set revision),
         ``releases`` (every release and rollback; in no view before the
-        first) and ``items`` (items failed by every version, items that
+        first), ``health`` (per golden-set revision, the doctor's findings
+        recorded with it as the gate's one health line, or that they were not
+        recorded) and ``items`` (items failed by every version, items that
         flipped, regressions that escaped); ``record``
         holds every figure exactly, for the JSON view.
 
@@ -273,11 +311,140 @@ def history_document(found: HistoryResults) -> Document:
     releases = _releases(found)  # shown once there is any
     shown = _VIEWS if releases.rows else frozenset()
     sections.append(Section("releases", None, (releases,), shown, caption="releases"))
+    sections.append(
+        Section("health", None, (_health(found),), _VIEWS, caption="golden-set health per revision")
+    )
     sections.append(Section("items", None, (_summary(found),), _VIEWS))
     return Document(
         "history",
         (User(head, _LIMIT),),
         tuple(sections),
         record=_record(found),
+        title_level=3,
+    )
+
+
+#: The columns of the per-slice history table.
+_SLICE_HEADER = (
+    "evaluation",
+    "date",
+    "revision",
+    "version",
+    "role",
+    "items",
+    *RATE_METRICS,
+    "violations",
+    "verdict",
+)
+
+
+def _slice_head(found: SliceHistory) -> str:
+    evaluations = found.rates["evaluation"].nunique()
+    head = (
+        f"ledger {found.ledger}: slice {quoted(found.slice)} in "
+        f"{format_count(int(evaluations), 'evaluation')} recorded with slices"
+    )
+    if found.without_slices:
+        head += (
+            f"; {format_count(found.without_slices, 'evaluation')} recorded without slices left out"
+        )
+    return head
+
+
+def _slice_rates(found: SliceHistory) -> Table:
+    rows = []
+    for row in found.rates.to_dict("records"):
+        rows.append(
+            (
+                str(row["evaluation"]),
+                str(row["date"]),
+                str(row["revision"]),
+                str(row["version"]),
+                str(row["role"]),
+                int(row["items"]),
+                *(row[m] for m in RATE_METRICS),
+                int(row["violations"]),
+                str(row["verdict"]) if row["role"] == "candidate" else "-",
+            )
+        )
+    formats: dict[str, Any] = dict.fromkeys(RATE_METRICS, format_fraction)
+    columns = tuple(Column(h, h, formats.get(h, str)) for h in _SLICE_HEADER)
+    return Table(columns, tuple(rows), cell_limit=_LIMIT, compact_rule=True)
+
+
+def _slice_record(found: SliceHistory) -> dict:
+    evaluations: dict[int, dict] = {}
+    for row in found.rates.to_dict("records"):
+        entry = evaluations.setdefault(
+            int(row["evaluation"]),
+            {
+                "evaluation": int(row["evaluation"]),
+                "date": str(row["date"]),
+                "revision": str(row["revision"]),
+                "verdict": str(row["verdict"]),
+                "slices_sha256": str(row["slices_sha256"]),
+                "items": int(row["slice_items"]),
+            },
+        )
+        figures: dict = {"version": str(row["version"]), "items": int(row["items"])}
+        for metric in RATE_METRICS:
+            num, den = int(row[f"{metric}_numerator"]), int(row[f"{metric}_denominator"])
+            figures[metric] = {"numerator": num, "denominator": den} if den else None
+        figures["violations"] = int(row["violations"])
+        entry[str(row["role"])] = figures
+    return {
+        "format_version": HISTORY_FORMAT_VERSION,
+        "ledger": found.ledger,
+        "slice": found.slice,
+        "slices": list(found.slices),
+        "evaluations": list(evaluations.values()),
+        "without_slices": found.without_slices,
+    }
+
+
+def slice_history_document(found: SliceHistory) -> Document:
+    """One slice's history, worded once for every view: ``buddy-eval history --slice NAME``.
+
+    Parameters
+    ----------
+    found : SliceHistory
+        What :func:`buddy_eval.history` read with ``slice=NAME``.
+
+    Returns
+    -------
+    Document
+        Sections ``head`` (the ledger, the slice, how many evaluations were
+        recorded with slices and how many without were left out) and
+        ``rates`` (per evaluation recorded with slices, its baseline's and
+        its candidate's rates and violations over the slice's items);
+        ``record`` holds every figure exactly, for the JSON view.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from buddy_eval.reporting import render_text, slice_history_document
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "release.ledger")
+    >>> ev = be.evaluate("data/example.txt", slices={"q1": "easy", "q4": "easy"})
+    >>> _ = be.record(ev, path, date="2026-03-01", by="ci")
+    >>> document = slice_history_document(be.history(path, slice="easy"))
+    >>> print(render_text(document).splitlines()[0].split(": ", 1)[1])
+    slice 'easy' in 1 evaluation recorded with slices
+    >>> document.section("rates").blocks[0].cells()[1][3:]
+    ['NEW', 'candidate', '2', '1.00', '1.00', '0.00', '1', 'BLOCK']
+    >>> document.record["evaluations"][0]["candidate"]["refusal"]
+    {'numerator': 0, 'denominator': 1}
+    >>> tmp.cleanup()
+    """
+    head = _slice_head(found)
+    sections = [
+        Section("head", None, (Paragraph((User(head, _LIMIT),)),), frozenset({DETAILS})),
+        Section("rates", None, (_slice_rates(found),), _VIEWS),
+    ]
+    return Document(
+        "history",
+        (User(head, _LIMIT),),
+        tuple(sections),
+        record=_slice_record(found),
         title_level=3,
     )
