@@ -72,9 +72,10 @@ class Grid:
     missed_keywords : pyarrow.Array
         The missed keywords themselves, cell after cell.
     later : dict of str to numpy.ndarray, or None
-        Per cell, the trials after the first: ``"trials"`` (how many), each
-        metric and ``"all"`` (how many count, as in :attr:`tallies`); None
-        when no cell holds a second trial.
+        Per cell, the trials after the first: ``"trials"`` (how many), and
+        per metric and for ``"all"`` how many count (as :attr:`tallies` and
+        :attr:`passes_all` count them); None when no cell holds a second
+        trial.
 
     The trial counts (:attr:`tallies`, :attr:`trials`, :attr:`passes`,
     :attr:`passes_all`) are the first trial's outcome (0 or 1) plus the
@@ -103,24 +104,20 @@ class Grid:
 
     @cached_property
     def tallies(self) -> dict[str, np.ndarray]:
-        """Per cell: its trials (``"trials"``, 0: no result), the trials counting in each
-        metric's numerator (for violations: trials answered) and those passing every check
-        of the item's type at once (``"all"``; ANSWER: correct and cited; REFUSE: refused).
+        """Per cell: its trials (``"trials"``, 0: no result) and the trials counting in each
+        metric's numerator (for violations: trials answered).
 
         Whole numbers of the smallest type that holds them: without a second trial in any
         cell, the first trials' booleans themselves, read as ``uint8`` (no copy).
         """
-        flags = self.flags()
-        first = {
-            "trials": self.present,
-            **flags,
-            "all": np.where(
-                self.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
-            ),
-        }
+        return self._with_later({"trials": self.present, **self.flags()})
+
+    def _with_later(self, first: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Per cell, the first trial's booleans ``first`` plus the later trials' counts."""
         if self.later is None:
             return {name: values.view(np.uint8) for name, values in first.items()}
-        return {name: values + self.later[name] for name, values in first.items()}
+        later = self.later
+        return {name: values + later[name] for name, values in first.items()}
 
     @cached_property
     def trials(self) -> np.ndarray:
@@ -137,7 +134,9 @@ class Grid:
     def passes_all(self) -> np.ndarray:
         """Per cell, the trials passing every check of the item's type at once (ANSWER:
         correct and cited; REFUSE: refused), int64."""
-        return self.tallies["all"].astype(np.int64)
+        flags = self.flags()
+        every = np.where(self.is_answer, flags["correctness"] & flags["citation"], flags["refusal"])
+        return self._with_later({"all": every})["all"].astype(np.int64)
 
     def flags(self) -> dict[str, np.ndarray]:
         """Per metric, the cells whose first trial counts in its numerator."""
@@ -213,16 +212,18 @@ class _Scored:
         }
 
 
-def _keyword_starts(data: EvalInput) -> np.ndarray:
-    """Where each golden item's keywords start in the flattened keywords, and their end."""
+def _keyword_starts(data: EvalInput) -> tuple[np.ndarray, np.ndarray]:
+    """Per golden item: where its keywords start in the flattened keywords, and how many."""
     keywords = data.golden_columns.keywords
     per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
     kw_start = np.zeros(len(per_item) + 1, np.int64)
     np.cumsum(per_item, out=kw_start[1:])
-    return kw_start
+    return kw_start[:-1], np.asarray(per_item, np.int64)
 
 
-def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Scored:
+def _score_rows(
+    data: EvalInput, rows: np.ndarray, keywords: tuple[np.ndarray, np.ndarray]
+) -> _Scored:
     """Score result rows (of golden items) one by one, each as the trial it is.
 
     A row of an ANSWER item is cited when it cites the required source and
@@ -244,8 +245,7 @@ def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Sco
                 pc.take(required, pa.array(item[wanted])),
             )
         )
-    pair_row, pair_kw, found = _keyword_pairs(data, rows[wanted], item[wanted], kw_start)
-    pair_row = wanted[pair_row]
+    pair_row, pair_kw, found = _keyword_pairs(data, rows, wanted, item[wanted], keywords)
     n_missed = np.bincount(pair_row[~found], minlength=len(rows))
     return _Scored(
         item, row_answer, results.refused[rows], row_cited, n_missed, pair_row, pair_kw, found
@@ -268,7 +268,7 @@ def _score_results(
     golden, results, join = data.golden_columns, data.result_columns, data.join
     n_versions, n_items = row_of.shape
     n_cells = n_versions * n_items
-    kw_start = _keyword_starts(data)
+    keywords = _keyword_starts(data)
 
     is_answer = np.tile(golden.is_answer, n_versions)
     refused = np.zeros(n_cells, dtype=bool)
@@ -283,7 +283,7 @@ def _score_results(
     index = kernels.index_type(len(results))
     for at in range(0, len(keep), _BLOCK):
         rows = (np.flatnonzero(keep[at : at + _BLOCK]) + at).astype(index)
-        scored = _score_rows(data, rows, kw_start)
+        scored = _score_rows(data, rows, keywords)
         cells = v_code[rows].astype(np.int64) * n_items + scored.item
 
         # The first trials fill the grid's cells (without trial numbers every
@@ -307,8 +307,9 @@ def _score_results(
     # gives the per-cell lists in grid order.
     missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cells])
     missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kws])
-    order = np.argsort(missed_cell, kind="stable")
-    missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw[order]))
+    if (missed_cell[1:] < missed_cell[:-1]).any():  # results not in grid order
+        missed_kw = missed_kw[np.argsort(missed_cell, kind="stable")]
+    missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw))
     return Grid(versions, row_of, is_answer, refused, cited_match, n_missed, missed, later)
 
 
@@ -373,23 +374,36 @@ def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
 
 
 def _keyword_pairs(
-    data: EvalInput, rows: np.ndarray, items: np.ndarray, kw_start: np.ndarray
+    data: EvalInput,
+    rows: np.ndarray,
+    wanted: np.ndarray,
+    items: np.ndarray,
+    keywords: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (result row, keyword of its item) pair, and whether the answer contains it.
+    """Every (result row ``rows[w]``, keyword of its item) pair, ``w`` in ``wanted`` (ascending;
+    ``items``: their golden items), and whether the answer contains it.
 
-    Returns ``(pair_row, pair_kw, found)``: per pair, its position in
+    Returns ``(pair_row, pair_kw, found)``: per pair, its row's position in
     ``rows``, its keyword (a position in the flattened keywords) and the
     test ``keyword.casefold() in answer.casefold()``. Pairs are ordered by
     row, then keyword.
     """
     answers = data.result_columns.answer
-    start = kw_start[items]
-    n_kw = (kw_start[items + 1] - start).astype(np.int32)
-    # Pair p of row e is keyword start[e] + (p - first pair of e).
-    pair_row = np.repeat(np.arange(len(rows), dtype=np.int32), n_kw)
-    first_pair = np.cumsum(n_kw, dtype=np.int64) - n_kw
-    pair_kw = (np.repeat(start - first_pair, n_kw) + np.arange(len(pair_row))).astype(np.int32)
-    del start, first_pair, n_kw
+    kw_start, kw_count = keywords
+    n_kw = kw_count[items]
+    n_keywords = int(kw_start[-1] + kw_count[-1]) if len(kw_start) else 0
+    kind = kernels.index_type(max(int(n_kw.sum()), n_keywords))
+    n_kw = n_kw.astype(kind)
+    pair_row = np.repeat(wanted.astype(kernels.index_type(len(rows))), n_kw)
+    # Pair p of row e is keyword kw_start[e] + (p - first pair of e).
+    first_pair = np.cumsum(n_kw, dtype=kind)
+    np.subtract(first_pair, n_kw, out=first_pair)
+    shift = kw_start[items].astype(kind)
+    shift -= first_pair
+    del first_pair
+    pair_kw = np.repeat(shift, n_kw)
+    pair_kw += np.arange(len(pair_kw), dtype=kind)
+    del shift, n_kw
     found = kernels.contains_casefold(
         answers,
         rows[pair_row].astype(kernels.index_type(len(answers))),

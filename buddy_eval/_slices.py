@@ -25,6 +25,7 @@ import numpy as np
 
 from ._decision import Check
 from ._errors import InputError, quoted
+from ._paired_settings import NO_SLICE as _NO_SLICE
 from ._paired_settings import SLICE_RULES
 from ._scoring import Counts, Grid, baseline_then_candidate, counts_by_slice
 from ._vocabulary import METRICS, RATE_METRICS
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 #: The slice of the golden items the assignment does not list (a name it may not use).
-NO_SLICE = "(none)"
+NO_SLICE = _NO_SLICE
 
 #: Unknown ids named one by one in the warnings; the rest are counted.
 MAX_LISTED_UNKNOWN = 10
