@@ -28,7 +28,8 @@ def gate_health(evaluation: Evaluation) -> Diagnosis:
     from ..doctor import Limits
     from ..doctor._run import diagnose_data
 
-    return diagnose_data(evaluation.data, Limits())
+    # The evaluation has scored every version already: the doctor reads its grid.
+    return diagnose_data(evaluation.data, Limits(), grid=evaluation._all_versions_grid)
 
 
 def health_section(diagnosis: Diagnosis) -> Section:
