@@ -216,9 +216,10 @@ def _keyword_starts(data: EvalInput) -> tuple[np.ndarray, np.ndarray]:
     """Per golden item: where its keywords start in the flattened keywords, and how many."""
     keywords = data.golden_columns.keywords
     per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
-    kw_start = np.zeros(len(per_item) + 1, np.int64)
+    kind = kernels.index_type(int(per_item.sum()) if len(per_item) else 0)
+    kw_start = np.zeros(len(per_item) + 1, kind)
     np.cumsum(per_item, out=kw_start[1:])
-    return kw_start[:-1], np.asarray(per_item, np.int64)
+    return kw_start[:-1], per_item.astype(np.int32)
 
 
 def _score_rows(
@@ -231,7 +232,7 @@ def _score_rows(
     refused or not; only answered rows count (:meth:`_Scored.flags`).
     """
     golden, results = data.golden_columns, data.result_columns
-    item = data.join.item[rows]
+    item = data.join.item[rows].astype(kernels.index_type(len(golden.is_answer)), copy=False)
     row_answer = golden.is_answer[item]
     cited, required = results.cited, golden.required_source
     if cited.type != required.type:
@@ -271,9 +272,9 @@ def _score_results(
     keywords = _keyword_starts(data)
 
     is_answer = np.tile(golden.is_answer, n_versions)
-    refused = np.zeros(n_cells, dtype=bool)
-    cited_match = np.zeros(n_cells, dtype=bool)
-    n_missed = np.zeros(n_cells, dtype=np.int64)
+    # The first trials' outcomes per cell, made once the first block is scored
+    # (less fresh memory held while the answers are searched).
+    outcomes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     # Per cell, the trials after the first: how many, how many count in each
     # metric, how many pass every check; added up block after block.
     later: dict[str, np.ndarray] | None = None
@@ -282,9 +283,14 @@ def _score_results(
 
     index = kernels.index_type(len(results))
     for at in range(0, len(keep), _BLOCK):
-        rows = (np.flatnonzero(keep[at : at + _BLOCK]) + at).astype(index)
+        rows = np.flatnonzero(keep[at : at + _BLOCK])
+        rows += at
+        rows = rows.astype(index, copy=False)
         scored = _score_rows(data, rows, keywords)
-        cells = v_code[rows].astype(np.int64) * n_items + scored.item
+        # Fresh memory is slow to touch: the cells are computed in place.
+        cells = v_code[rows].astype(np.int64)
+        cells *= n_items
+        cells += scored.item
 
         # The first trials fill the grid's cells (without trial numbers every
         # row is its cell's one trial); the later trials are counted.
@@ -297,6 +303,8 @@ def _score_results(
             if not is_first.all():
                 later = _count_later(later, scored, cells[~is_first], ~is_first, n_cells)
         first_cells = cells[first]
+        outcomes = outcomes or _no_outcomes(n_cells)
+        refused, cited_match, n_missed = outcomes
         refused[first_cells] = scored.refused[first]
         cited_match[first_cells] = scored.cited[first]
         n_missed[first_cells] = scored.n_missed[first]
@@ -310,7 +318,13 @@ def _score_results(
     if (missed_cell[1:] < missed_cell[:-1]).any():  # results not in grid order
         missed_kw = missed_kw[np.argsort(missed_cell, kind="stable")]
     missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw))
+    refused, cited_match, n_missed = outcomes or _no_outcomes(n_cells)
     return Grid(versions, row_of, is_answer, refused, cited_match, n_missed, missed, later)
+
+
+def _no_outcomes(n_cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell: refused, cited the required source, keywords missed; all none yet."""
+    return np.zeros(n_cells, bool), np.zeros(n_cells, bool), np.zeros(n_cells, np.int64)
 
 
 def _count_later(
@@ -391,14 +405,14 @@ def _keyword_pairs(
     answers = data.result_columns.answer
     kw_start, kw_count = keywords
     n_kw = kw_count[items]
-    n_keywords = int(kw_start[-1] + kw_count[-1]) if len(kw_start) else 0
+    n_keywords = int(kw_start[-1]) + int(kw_count[-1]) if len(kw_start) else 0
     kind = kernels.index_type(max(int(n_kw.sum()), n_keywords))
-    n_kw = n_kw.astype(kind)
+    n_kw = n_kw.astype(kind, copy=False)
     pair_row = np.repeat(wanted.astype(kernels.index_type(len(rows))), n_kw)
     # Pair p of row e is keyword kw_start[e] + (p - first pair of e).
     first_pair = np.cumsum(n_kw, dtype=kind)
     np.subtract(first_pair, n_kw, out=first_pair)
-    shift = kw_start[items].astype(kind)
+    shift = kw_start[items].astype(kind, copy=False)
     shift -= first_pair
     del first_pair
     pair_kw = np.repeat(shift, n_kw)
@@ -406,7 +420,7 @@ def _keyword_pairs(
     del shift, n_kw
     found = kernels.contains_casefold(
         answers,
-        rows[pair_row].astype(kernels.index_type(len(answers))),
+        rows[pair_row].astype(kernels.index_type(len(answers)), copy=False),
         pc.list_flatten(data.golden_columns.keywords),
         pair_kw,
     )
