@@ -22,8 +22,8 @@ The kernels:
 - :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
   :func:`occurrences`: hashing values once, finding duplicates among integer
   codes, numbering the repeats of each code.
-- :func:`counts_per_slot`, :func:`sums_by_key`: rows per slot, sums of whole
-  numbers per distinct integer key.
+- :func:`counts_per_slot`, :func:`sums_by_count`: rows per slot; per group,
+  the cells of each count and the sum of their weights.
 - :func:`contains_casefold`: ``word.casefold() in text.casefold()`` for many
   (text, word) pairs.
 - :class:`Texts`: strings kept as a view on the input bytes.
@@ -65,8 +65,8 @@ __all__ = [
     "split_lines",
     "split_lines_reference",
     "strings",
-    "sums_by_key",
-    "sums_by_key_reference",
+    "sums_by_count",
+    "sums_by_count_reference",
     "value_offsets",
 ]
 
@@ -570,20 +570,12 @@ def occurrences(keys: np.ndarray, span: int) -> np.ndarray:
     return out
 
 
-def counts_per_slot(
-    slots: np.ndarray, n_slots: int, where: np.ndarray | None = None, *, distinct: bool = False
-) -> np.ndarray:
+def counts_per_slot(slots: np.ndarray, n_slots: int, where: np.ndarray | None = None) -> np.ndarray:
     """Per slot in ``[0, n_slots)``: how many rows (of those ``where`` holds) fall in it, int64.
 
-    ``distinct=True`` promises that no slot holds two rows: the mask is then
-    written into the slots (one scatter, no copy of the selected rows);
-    otherwise one ``bincount`` of the selected slots. Must equal
+    One ``bincount`` of the selected slots. Must equal
     :func:`counts_per_slot_reference`.
     """
-    if distinct:
-        out = np.zeros(n_slots, np.int64)
-        out[slots] = 1 if where is None else where
-        return out
     return np.bincount(slots if where is None else slots[where], minlength=n_slots)
 
 
@@ -595,33 +587,65 @@ def counts_per_slot_reference(slots, n_slots: int, where) -> list[int]:
     return out
 
 
-def sums_by_key(
-    keys: np.ndarray, weights: np.ndarray, span: int, where: np.ndarray
+# Largest count summed by levels (count_nonzero passes); above it, two bincounts.
+_LEVELS = 3
+
+
+def sums_by_count(
+    counts: np.ndarray,
+    weights: np.ndarray,
+    where: np.ndarray,
+    keys: np.ndarray | None = None,
+    n_keys: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Over the rows ``where`` holds: the distinct keys in ``[0, span)``, ascending, and
-    the sum of the weights (whole numbers) of each.
+    """Per group of cells, over the cells ``where`` holds: the cells of each count and the
+    sum of their weights.
 
-    Linear counting (two ``bincount``, the rows left out sent to one extra
-    slot rather than copied out) when ``span`` is small against the rows,
-    else one sort (``np.unique``). Sums are added as floats, exact below
-    2**53, and returned as int64. Must equal :func:`sums_by_key_reference`.
+    ``counts`` and ``weights`` hold whole numbers with ``0 <= weight <=
+    count`` (any integer or bool dtype). The groups are the rows of 2-D
+    arrays, or with ``keys`` (1-D arrays) each cell's group in ``[0,
+    n_keys)``. Returns ``(cells, sums)``, int64, of shape ``(groups, top +
+    1)``, ``top`` the largest count: ``cells[g, t]`` is the number of cells of
+    group ``g`` with count ``t``, ``sums[g, t]`` the sum of their weights.
+
+    Fast because for rows with every count at most 3 (one trial per cell:
+    the counts are the 0/1 outcomes themselves) nothing is converted or
+    copied: a sum of weights at most ``t`` is the number of cells whose
+    weight reaches 1, 2, ... ``t``, each one ``count_nonzero`` over a boolean
+    mask. Otherwise two ``bincount`` over one (group, count) key, the cells
+    left out sent to one extra slot. Must equal
+    :func:`sums_by_count_reference`.
     """
-    if span <= 4 * len(keys) + 1024:
-        slot = np.where(where, keys, span)
-        groups = np.flatnonzero(np.bincount(slot, minlength=span + 1)[:span])
-        sums = np.bincount(slot, weights=weights, minlength=span + 1)[groups]
-    else:
-        groups, group_of = np.unique(keys[where], return_inverse=True)
-        sums = np.bincount(group_of, weights=weights[where], minlength=len(groups))
-    return groups, np.rint(sums).astype(np.int64)
+    groups = counts.shape[0] if keys is None else n_keys
+    top = int(counts.max(initial=0))
+    cells = np.zeros((groups, top + 1), np.int64)
+    sums = np.zeros((groups, top + 1), np.int64)
+    if counts.size == 0:
+        return cells, sums
+    if keys is None and top <= _LEVELS:
+        for t in range(top + 1):
+            selected = where & (counts == t)
+            cells[:, t] = np.count_nonzero(selected, axis=1)
+            for level in range(1, t + 1):
+                sums[:, t] += np.count_nonzero(selected & (weights >= level), axis=1)
+        return cells, sums
+    span = groups * (top + 1)
+    group = np.arange(groups)[:, None] if keys is None else keys
+    slot = np.where(where, group * (top + 1) + counts, span).ravel()
+    cells[:] = np.bincount(slot, minlength=span + 1)[:span].reshape(groups, top + 1)
+    total = np.bincount(slot, weights=weights.ravel(), minlength=span + 1)[:span]
+    sums[:] = np.rint(total).astype(np.int64).reshape(groups, top + 1)
+    return cells, sums
 
 
-def sums_by_key_reference(keys, weights, where) -> dict[int, int]:
-    """The slow twin of :func:`sums_by_key`: a dict of sums per key, keys ascending."""
-    out: dict[int, int] = {}
-    for key, weight, kept in sorted(zip(keys, weights, where, strict=True)):
+def sums_by_count_reference(groups, counts, weights, where) -> dict[tuple[int, int], tuple]:
+    """The slow twin of :func:`sums_by_count` on flat lists (``groups``: each cell's group):
+    per (group, count) with a cell, the number of cells and the sum of their weights."""
+    out: dict[tuple[int, int], tuple] = {}
+    for group, count, weight, kept in zip(groups, counts, weights, where, strict=True):
         if kept:
-            out[key] = out.get(key, 0) + weight
+            n, total = out.get((group, count), (0, 0))
+            out[(group, count)] = (n + 1, total + weight)
     return out
 
 

@@ -30,6 +30,8 @@ RANGES = {
 }
 RULES = ("exact", "noninferiority")
 SLICE_RULES = ("drop",)
+#: The slice of the golden items a slice assignment does not list (a name it may not use).
+NO_SLICE = "(none)"
 
 
 def _is_whole(value) -> bool:

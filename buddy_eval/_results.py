@@ -22,7 +22,6 @@ from ._scoring import (
     items_frame,
     score_grid,
 )
-from ._slices import SliceFigures, assign_slices, slice_checks, slice_figures
 from ._thresholds import Thresholds
 from ._vocabulary import METRICS
 from .formatting import Report, format_report
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ._paired import PairedComparison
+    from ._slices import SliceFigures
 
 __all__ = ["BaselineScope", "Results"]
 
@@ -143,7 +143,11 @@ class Results:
             self.decision = decide(
                 self._counts, data.thresholds, baseline, candidate, shared=self._compared_only
             )
-        self.slice_assignment = None if slices is None else assign_slices(slices, data)
+        self.slice_assignment = None
+        if slices is not None:  # the slices module is loaded only for slices
+            from ._slices import assign_slices
+
+            self.slice_assignment = assign_slices(slices, data)
         if self.settings.slice_rule is not None:
             if self.slice_assignment is None:
                 raise InputError(
@@ -151,6 +155,8 @@ class Results:
                 )
             figures = self.slices
             assert figures is not None  # an assignment was given
+            from ._slices import slice_checks
+
             self.decision = Decision(self.decision.checks + slice_checks(figures, self.settings))
         self.warnings = data.warnings + self._missing_warnings()
         if self.slice_assignment is not None:
@@ -162,6 +168,8 @@ class Results:
         :func:`buddy_eval._slices.slice_figures`)."""
         if self.slice_assignment is None:
             return None
+        from ._slices import slice_figures
+
         return slice_figures(self, self.slice_assignment)
 
     @cached_property
@@ -357,7 +365,7 @@ class Results:
                     f"{self.data.source}: {len(missing) - MAX_LISTED_MISSING} more golden items "
                     f"have no result for version {version!r}; they count as failed"
                 )
-            trials = self._grid.trials.reshape(2, -1)[position]
+            trials = self._grid.tallies["trials"].reshape(2, -1)[position]
             warnings += self._unequal_trials(version, trials)
         return tuple(warnings)
 

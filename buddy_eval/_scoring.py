@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -70,16 +71,16 @@ class Grid:
         Per cell: keywords the first trial's answer does not contain.
     missed_keywords : pyarrow.Array
         The missed keywords themselves, cell after cell.
-    trials : numpy.ndarray
-        Per cell, the number of trials (0: no result).
-    passes : dict of str to numpy.ndarray
-        Per metric, per cell, the trials counting in the metric's numerator
-        (for violations: trials answered).
-    passes_all : numpy.ndarray
-        Per cell, the trials passing every check of the item's type at once
-        (ANSWER: correct and cited; REFUSE: refused).
-    repeated : bool
-        Some cell holds more than one trial.
+    later : dict of str to numpy.ndarray, or None
+        Per cell, the trials after the first: ``"trials"`` (how many), and
+        per metric and for ``"all"`` how many count (as :attr:`tallies` and
+        :attr:`passes_all` count them); None when no cell holds a second
+        trial.
+
+    The trial counts (:attr:`tallies`, :attr:`trials`, :attr:`passes`,
+    :attr:`passes_all`) are the first trial's outcome (0 or 1) plus the
+    later trials' counts, made on first use: with one trial per cell the
+    first trials' booleans are the counts.
     """
 
     versions: list[str]
@@ -89,15 +90,53 @@ class Grid:
     cited_match: np.ndarray
     n_missed: np.ndarray
     missed_keywords: pa.Array
-    trials: np.ndarray
-    passes: dict[str, np.ndarray]
-    passes_all: np.ndarray
-    repeated: bool
+    later: dict[str, np.ndarray] | None = None
 
     @property
     def present(self) -> np.ndarray:
         """Per cell: the version has a result for the item."""
         return self.row_of.ravel() >= 0
+
+    @property
+    def repeated(self) -> bool:
+        """Some cell holds more than one trial."""
+        return self.later is not None
+
+    @cached_property
+    def tallies(self) -> dict[str, np.ndarray]:
+        """Per cell: its trials (``"trials"``, 0: no result) and the trials counting in each
+        metric's numerator (for violations: trials answered).
+
+        Whole numbers of the smallest type that holds them: without a second trial in any
+        cell, the first trials' booleans themselves, read as ``uint8`` (no copy).
+        """
+        return self._with_later({"trials": self.present, **self.flags()})
+
+    def _with_later(self, first: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Per cell, the first trial's booleans ``first`` plus the later trials' counts."""
+        if self.later is None:
+            return {name: values.view(np.uint8) for name, values in first.items()}
+        later = self.later
+        return {name: values + later[name] for name, values in first.items()}
+
+    @cached_property
+    def trials(self) -> np.ndarray:
+        """Per cell, the number of trials (0: no result), int64."""
+        return self.tallies["trials"].astype(np.int64)
+
+    @cached_property
+    def passes(self) -> dict[str, np.ndarray]:
+        """Per metric, per cell, the trials counting in the metric's numerator (for
+        violations: trials answered), int64."""
+        return {metric: self.tallies[metric].astype(np.int64) for metric in METRICS}
+
+    @cached_property
+    def passes_all(self) -> np.ndarray:
+        """Per cell, the trials passing every check of the item's type at once (ANSWER:
+        correct and cited; REFUSE: refused), int64."""
+        flags = self.flags()
+        every = np.where(self.is_answer, flags["correctness"] & flags["citation"], flags["refusal"])
+        return self._with_later({"all": every})["all"].astype(np.int64)
 
     def flags(self) -> dict[str, np.ndarray]:
         """Per metric, the cells whose first trial counts in its numerator."""
@@ -138,7 +177,7 @@ def score_grid(data: EvalInput, versions: Sequence[str]) -> Grid:
     row_of = np.full((n_versions, n_items), -1, dtype=np.int64)
     row_of[v_code[first], join.item[first]] = np.flatnonzero(first)
     del first
-    return _score_results(data, versions, row_of, v_code, keep, repeated)
+    return _score_results(data, versions, row_of, v_code, keep)
 
 
 # Result rows scored at a time: bounds the per-row and per-(row, keyword)
@@ -173,16 +212,19 @@ class _Scored:
         }
 
 
-def _keyword_starts(data: EvalInput) -> np.ndarray:
-    """Where each golden item's keywords start in the flattened keywords, and their end."""
+def _keyword_starts(data: EvalInput) -> tuple[np.ndarray, np.ndarray]:
+    """Per golden item: where its keywords start in the flattened keywords, and how many."""
     keywords = data.golden_columns.keywords
     per_item = pc.list_value_length(keywords).fill_null(0).to_numpy(zero_copy_only=False)
-    kw_start = np.zeros(len(per_item) + 1, np.int64)
+    kind = kernels.index_type(int(per_item.sum()) if len(per_item) else 0)
+    kw_start = np.zeros(len(per_item) + 1, kind)
     np.cumsum(per_item, out=kw_start[1:])
-    return kw_start
+    return kw_start[:-1], per_item.astype(np.int32)
 
 
-def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Scored:
+def _score_rows(
+    data: EvalInput, rows: np.ndarray, keywords: tuple[np.ndarray, np.ndarray]
+) -> _Scored:
     """Score result rows (of golden items) one by one, each as the trial it is.
 
     A row of an ANSWER item is cited when it cites the required source and
@@ -190,7 +232,7 @@ def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Sco
     refused or not; only answered rows count (:meth:`_Scored.flags`).
     """
     golden, results = data.golden_columns, data.result_columns
-    item = data.join.item[rows]
+    item = data.join.item[rows].astype(kernels.index_type(len(golden.is_answer)), copy=False)
     row_answer = golden.is_answer[item]
     cited, required = results.cited, golden.required_source
     if cited.type != required.type:
@@ -204,8 +246,7 @@ def _score_rows(data: EvalInput, rows: np.ndarray, kw_start: np.ndarray) -> _Sco
                 pc.take(required, pa.array(item[wanted])),
             )
         )
-    pair_row, pair_kw, found = _keyword_pairs(data, rows[wanted], item[wanted], kw_start)
-    pair_row = wanted[pair_row]
+    pair_row, pair_kw, found = _keyword_pairs(data, rows, wanted, item[wanted], keywords)
     n_missed = np.bincount(pair_row[~found], minlength=len(rows))
     return _Scored(
         item, row_answer, results.refused[rows], row_cited, n_missed, pair_row, pair_kw, found
@@ -218,57 +259,52 @@ def _score_results(
     row_of: np.ndarray,
     v_code: np.ndarray,
     keep: np.ndarray,
-    repeated: bool,
 ) -> Grid:
     """The :class:`Grid` of the result rows ``keep`` selects: every trial scored once.
 
     Block after block of rows, each row is scored (:func:`_score_rows`);
-    per cell the trials and the trials counting in each metric are added
-    up, and the first trials' outcomes fill the grid's cells.
+    the first trials' outcomes fill the grid's cells, and per cell the later
+    trials and those counting in each metric are added up.
     """
     golden, results, join = data.golden_columns, data.result_columns, data.join
     n_versions, n_items = row_of.shape
     n_cells = n_versions * n_items
-    kw_start = _keyword_starts(data)
+    keywords = _keyword_starts(data)
 
     is_answer = np.tile(golden.is_answer, n_versions)
-    refused = np.zeros(n_cells, dtype=bool)
-    cited_match = np.zeros(n_cells, dtype=bool)
-    n_missed = np.zeros(n_cells, dtype=np.int64)
-    # Per cell: its trials ("trials"), those counting in each metric, those
-    # passing every check ("all"); added up block after block.
-    totals: dict[str, np.ndarray] = {}
+    # The first trials' outcomes per cell, made once the first block is scored
+    # (less fresh memory held while the answers are searched).
+    outcomes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    # Per cell, the trials after the first: how many, how many count in each
+    # metric, how many pass every check; added up block after block.
+    later: dict[str, np.ndarray] | None = None
     missed_cells: list[np.ndarray] = []
     missed_kws: list[np.ndarray] = []
 
     index = kernels.index_type(len(results))
     for at in range(0, len(keep), _BLOCK):
-        rows = (np.flatnonzero(keep[at : at + _BLOCK]) + at).astype(index)
-        scored = _score_rows(data, rows, kw_start)
-        cells = v_code[rows].astype(np.int64) * n_items + scored.item
-        flags = scored.flags()
-        every = np.where(
-            scored.is_answer, flags["correctness"] & flags["citation"], flags["refusal"]
-        )
-        counted = {"trials": None, **flags, "all": every}
-        for name, where in counted.items():
-            # Without repeated trials a cell holds one row at most.
-            part = kernels.counts_per_slot(cells, n_cells, where, distinct=not repeated)
-            if name in totals:
-                totals[name] += part
-            else:
-                totals[name] = part
-        del flags, every, counted
+        rows = np.flatnonzero(keep[at : at + _BLOCK])
+        rows += at
+        rows = rows.astype(index, copy=False)
+        scored = _score_rows(data, rows, keywords)
+        # Fresh memory is slow to touch: the cells are computed in place.
+        cells = v_code[rows].astype(np.int64)
+        cells *= n_items
+        cells += scored.item
 
         # The first trials fill the grid's cells (without trial numbers every
-        # row is its cell's one trial).
+        # row is its cell's one trial); the later trials are counted.
         lacking = ~scored.found
         first: slice | np.ndarray = slice(None)
         if join.trial is not None:
             is_first = join.trial[rows] == 0
             lacking &= is_first[scored.pair_row]
             first = is_first
+            if not is_first.all():
+                later = _count_later(later, scored, cells[~is_first], ~is_first, n_cells)
         first_cells = cells[first]
+        outcomes = outcomes or _no_outcomes(n_cells)
+        refused, cited_match, n_missed = outcomes
         refused[first_cells] = scored.refused[first]
         cited_match[first_cells] = scored.cited[first]
         n_missed[first_cells] = scored.n_missed[first]
@@ -279,24 +315,35 @@ def _score_results(
     # gives the per-cell lists in grid order.
     missed_cell = np.concatenate([np.empty(0, np.int64), *missed_cells])
     missed_kw = np.concatenate([np.empty(0, np.int32), *missed_kws])
-    order = np.argsort(missed_cell, kind="stable")
-    missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw[order]))
-    for name in ("trials", *METRICS, "all"):
-        if name not in totals:  # no result row at all
-            totals[name] = np.zeros(n_cells, dtype=np.int64)
-    return Grid(
-        versions,
-        row_of,
-        is_answer,
-        refused,
-        cited_match,
-        n_missed,
-        missed,
-        totals["trials"],
-        {metric: totals[metric] for metric in METRICS},
-        totals["all"],
-        repeated,
-    )
+    if (missed_cell[1:] < missed_cell[:-1]).any():  # results not in grid order
+        missed_kw = missed_kw[np.argsort(missed_cell, kind="stable")]
+    missed = pc.take(pc.list_flatten(golden.keywords), pa.array(missed_kw))
+    refused, cited_match, n_missed = outcomes or _no_outcomes(n_cells)
+    return Grid(versions, row_of, is_answer, refused, cited_match, n_missed, missed, later)
+
+
+def _no_outcomes(n_cells: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell: refused, cited the required source, keywords missed; all none yet."""
+    return np.zeros(n_cells, bool), np.zeros(n_cells, bool), np.zeros(n_cells, np.int64)
+
+
+def _count_later(
+    later: dict[str, np.ndarray] | None,
+    scored: _Scored,
+    cells: np.ndarray,
+    rows: np.ndarray,
+    n_cells: int,
+) -> dict[str, np.ndarray]:
+    """``later`` plus, per cell, the scored ``rows`` (later trials) and those counting in each
+    metric and passing every check."""
+    flags = scored.flags()
+    every = np.where(scored.is_answer, flags["correctness"] & flags["citation"], flags["refusal"])
+    counted = {"trials": None, **flags, "all": every}
+    out = {}
+    for name, where in counted.items():
+        part = kernels.counts_per_slot(cells, n_cells, None if where is None else where[rows])
+        out[name] = part if later is None else later[name] + part
+    return out
 
 
 def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
@@ -341,26 +388,39 @@ def score_rows(data: EvalInput, rows: np.ndarray) -> dict[str, Any]:
 
 
 def _keyword_pairs(
-    data: EvalInput, rows: np.ndarray, items: np.ndarray, kw_start: np.ndarray
+    data: EvalInput,
+    rows: np.ndarray,
+    wanted: np.ndarray,
+    items: np.ndarray,
+    keywords: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (result row, keyword of its item) pair, and whether the answer contains it.
+    """Every (result row ``rows[w]``, keyword of its item) pair, ``w`` in ``wanted`` (ascending;
+    ``items``: their golden items), and whether the answer contains it.
 
-    Returns ``(pair_row, pair_kw, found)``: per pair, its position in
+    Returns ``(pair_row, pair_kw, found)``: per pair, its row's position in
     ``rows``, its keyword (a position in the flattened keywords) and the
     test ``keyword.casefold() in answer.casefold()``. Pairs are ordered by
     row, then keyword.
     """
     answers = data.result_columns.answer
-    start = kw_start[items]
-    n_kw = (kw_start[items + 1] - start).astype(np.int32)
-    # Pair p of row e is keyword start[e] + (p - first pair of e).
-    pair_row = np.repeat(np.arange(len(rows), dtype=np.int32), n_kw)
-    first_pair = np.cumsum(n_kw, dtype=np.int64) - n_kw
-    pair_kw = (np.repeat(start - first_pair, n_kw) + np.arange(len(pair_row))).astype(np.int32)
-    del start, first_pair, n_kw
+    kw_start, kw_count = keywords
+    n_kw = kw_count[items]
+    n_keywords = int(kw_start[-1]) + int(kw_count[-1]) if len(kw_start) else 0
+    kind = kernels.index_type(max(int(n_kw.sum()), n_keywords))
+    n_kw = n_kw.astype(kind, copy=False)
+    pair_row = np.repeat(wanted.astype(kernels.index_type(len(rows))), n_kw)
+    # Pair p of row e is keyword kw_start[e] + (p - first pair of e).
+    first_pair = np.cumsum(n_kw, dtype=kind)
+    np.subtract(first_pair, n_kw, out=first_pair)
+    shift = kw_start[items].astype(kind, copy=False)
+    shift -= first_pair
+    del first_pair
+    pair_kw = np.repeat(shift, n_kw)
+    pair_kw += np.arange(len(pair_kw), dtype=kind)
+    del shift, n_kw
     found = kernels.contains_casefold(
         answers,
-        rows[pair_row].astype(kernels.index_type(len(answers))),
+        rows[pair_row].astype(kernels.index_type(len(answers)), copy=False),
         pc.list_flatten(data.golden_columns.keywords),
         pair_kw,
     )
@@ -614,43 +674,73 @@ def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
     ``items`` (a boolean mask over the golden items) restricts every count to
     those items: what is counted of the others is nothing, not a failure.
     """
+    return _counts_of(grid, items, None, len(grid.versions))[0]
+
+
+def counts_by_slice(
+    grid: Grid, codes: np.ndarray, n_slices: int, items: np.ndarray | None = None
+) -> list[Counts]:
+    """Per slice (``codes``: per golden item, its slice in ``[0, n_slices)``), the
+    :class:`Counts` of every version of the grid, as :func:`grid_counts` counts the
+    slice's items: one groupby over the grid."""
     n_versions, n_items = grid.row_of.shape
+    keys = np.repeat(np.arange(n_versions), n_items) + np.tile(
+        np.asarray(codes, np.int64) * n_versions, n_versions
+    )
+    return _counts_of(grid, items, keys, n_versions * n_slices)
+
+
+def _counts_of(
+    grid: Grid, items: np.ndarray | None, keys: np.ndarray | None, n_groups: int
+) -> list[Counts]:
+    """The :class:`Counts` of each run of ``len(grid.versions)`` groups of cells.
+
+    ``keys`` (per cell, its group) groups the cells; None: one group per
+    version. See :func:`grid_counts` for what is counted.
+    """
+    n_versions, n_items = grid.row_of.shape
+    shape = (n_versions, n_items)
     is_answer = grid.is_answer
-    outside = None
+    inside = None
     if items is not None:
         # An item outside ``items`` is of neither type: no metric counts it.
         inside = np.tile(np.asarray(items, dtype=bool), n_versions)
-        is_answer = np.where(inside, is_answer, False)
-        outside = ~inside
+        is_answer = is_answer & inside
 
     def count(mask: np.ndarray) -> np.ndarray:
-        return np.count_nonzero(mask.reshape(n_versions, n_items), axis=1)
+        if keys is None:
+            return np.count_nonzero(mask.reshape(shape), axis=1)
+        return np.bincount(keys[mask], minlength=n_groups)
 
-    trials, passes = grid.trials, grid.passes
-    missing = trials == 0
-    span = int(trials.max(initial=0)) + 1
-    # Per cell: its (version, trial count) as one key.
-    key = np.repeat(np.arange(n_versions) * span, n_items) + trials
+    def grouped(values: np.ndarray) -> np.ndarray:
+        return values.reshape(shape) if keys is None else values
+
+    tallies = grid.tallies
+    trials = tallies["trials"]
     numerator, denominator, missed, scale = [], [], [], []
     for metric in METRICS:
         applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
-        if outside is not None:
-            applies = applies & ~outside
-        denominator.append(count(applies))
-        missed.append(count(applies & missing))
+        if inside is not None and ITEM_TYPE_OF[metric] != "ANSWER":
+            applies = applies & inside
+        passes = tallies[metric]
         if metric == "violations":
-            numerator.append(count(applies & (passes[metric] > 0)).tolist())
-            scale.append([1] * n_versions)
+            denominator.append(count(applies))
+            missed.append(count(applies & (trials == 0)))
+            numerator.append(count(applies & (passes > 0)).tolist())
+            scale.append([1] * n_groups)
             continue
-        # The passing trials of each distinct (version, trial count) pair.
-        tried = applies & ~missing
-        groups, sums = kernels.sums_by_key(key, passes[metric], n_versions * span, tried)
-        pairs = [divmod(g, span) for g in groups.tolist()]
-        nums, scales = [0] * n_versions, [1] * n_versions
-        for v, n in pairs:
-            scales[v] = math.lcm(scales[v], n)
-        for (v, n), total in zip(pairs, sums.tolist(), strict=True):
-            nums[v] += total * (scales[v] // n)
+        # Per group and trial count: the items, and their passing trials.
+        cells, sums = kernels.sums_by_count(
+            grouped(trials), grouped(passes), grouped(applies), keys, n_groups
+        )
+        denominator.append(cells.sum(axis=1))
+        missed.append(cells[:, 0])
+        nums, scales = [], []
+        for g in range(n_groups):
+            counts = (np.flatnonzero(cells[g, 1:]) + 1).tolist()
+            lcm = math.lcm(*counts)
+            nums.append(sum(int(sums[g, n]) * (lcm // n) for n in counts))
+            scales.append(lcm)
         numerator.append(nums)
         scale.append(scales)
     stack = [np.stack(x, axis=1).astype(np.int64) for x in (denominator, missed)]
@@ -658,13 +748,20 @@ def grid_counts(grid: Grid, items: np.ndarray | None = None) -> Counts:
     sc = np.array(scale, dtype=object).T
     big = any(abs(x) >= _INT64_SAFE for x in num.ravel().tolist() + sc.ravel().tolist())
     dtype = object if big else np.int64
-    return Counts(
-        tuple(grid.versions),
-        num.astype(dtype),
-        stack[0],
-        stack[1],
-        sc.astype(dtype) if grid.repeated else None,
-    )
+    num, sc = num.astype(dtype), sc.astype(dtype)
+    out = []
+    for at in range(0, n_groups, n_versions):
+        run = slice(at, at + n_versions)
+        out.append(
+            Counts(
+                tuple(grid.versions),
+                num[run],
+                stack[0][run],
+                stack[1][run],
+                sc[run] if grid.repeated else None,
+            )
+        )
+    return out
 
 
 _INT64_SAFE = 2**62

@@ -25,10 +25,11 @@ import numpy as np
 
 from ._decision import Check
 from ._errors import InputError, quoted
+from ._paired_settings import NO_SLICE as _NO_SLICE
 from ._paired_settings import SLICE_RULES
 from ._parsing import read_input_bytes
-from ._scoring import Counts, Grid, baseline_then_candidate, grid_counts
-from ._vocabulary import ITEM_TYPE_OF, METRICS, RATE_METRICS
+from ._scoring import Counts, Grid, baseline_then_candidate, counts_by_slice
+from ._vocabulary import METRICS, RATE_METRICS
 
 if TYPE_CHECKING:
     from ._paired import Changes, PairedComparison
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 #: The slice of the golden items the assignment does not list (a name it may not use).
-NO_SLICE = "(none)"
+NO_SLICE = _NO_SLICE
 
 #: Unknown ids named one by one in the warnings; the rest are counted.
 MAX_LISTED_UNKNOWN = 10
@@ -318,39 +319,8 @@ def slice_counts(grid: Grid, codes: np.ndarray, n_slices: int, items=None) -> li
 
     ``items`` (a boolean mask over the golden items) restricts every count
     to those items, as :func:`buddy_eval._scoring.grid_counts` does.
-    With repeated trials each slice is counted by its own mask.
     """
-    n_versions, n_items = grid.row_of.shape
-    if grid.trials is not None:
-        out = []
-        for code in range(n_slices):
-            mask = codes == code
-            out.append(grid_counts(grid, mask if items is None else mask & items))
-        return out
-    # One key per (version, slice) cell of the grid; cells outside ``items`` go nowhere.
-    key = np.tile(codes, n_versions) + np.repeat(np.arange(n_versions) * n_slices, n_items)
-    if items is not None:
-        inside = np.tile(np.asarray(items, dtype=bool), n_versions)
-        key = np.where(inside, key, n_versions * n_slices)
-    size = n_versions * n_slices + 1
-    flags = grid.flags()
-    is_answer = grid.is_answer
-    missing = ~grid.present
-
-    def count(mask: np.ndarray) -> np.ndarray:
-        counted = np.bincount(key[mask], minlength=size)[:-1]
-        return counted.reshape(n_versions, n_slices)
-
-    numerator, denominator, missed = [], [], []
-    for metric in METRICS:
-        applies = is_answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~is_answer
-        numerator.append(count(flags[metric]))
-        denominator.append(count(applies))
-        missed.append(count(applies & missing))
-    stacks = [np.stack(x, axis=2).astype(np.int64) for x in (numerator, denominator, missed)]
-    return [
-        Counts(tuple(grid.versions), *(s[:, code, :] for s in stacks)) for code in range(n_slices)
-    ]
+    return counts_by_slice(grid, codes, n_slices, items)
 
 
 def _split_changes(changes: tuple[Changes, ...], codes: np.ndarray, n_slices: int) -> list:

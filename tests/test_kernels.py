@@ -154,24 +154,52 @@ def test_counts_per_slot_equals_reference(rows):
     assert kernels.counts_per_slot(slots, 31, where).tolist() == want
     everything = kernels.counts_per_slot_reference(slots.tolist(), 31, [True] * len(rows))
     assert kernels.counts_per_slot(slots, 31).tolist() == everything
-    # Distinct slots: the scatter gives the same counts.
-    first = np.unique(slots, return_index=True)[1]
-    want = kernels.counts_per_slot_reference(slots[first].tolist(), 31, where[first].tolist())
-    assert kernels.counts_per_slot(slots[first], 31, where[first], distinct=True).tolist() == want
 
 
-@given(
-    st.lists(st.tuples(st.integers(0, 50), st.integers(0, 9), st.booleans()), max_size=80),
-    st.sampled_from([51, 10_000]),  # counting, then sorting
+# Cells (group in 0-2, count, weight <= count, kept), counts at most 1, 3 or 7.
+COUNT_CELLS = (
+    st.integers(1, 7)
+    .flatmap(
+        lambda top: st.lists(
+            st.tuples(st.integers(0, 2), st.integers(0, top), st.integers(0, top), st.booleans()),
+            max_size=60,
+        )
+    )
+    .map(lambda cells: [(g, n, min(w, n), kept) for g, n, w, kept in cells])
 )
-def test_sums_by_key_equals_reference(rows, span):
-    keys = np.array([k for k, _, _ in rows], np.int64)
-    weights = np.array([w for _, w, _ in rows], np.int64)
-    where = np.array([kept for _, _, kept in rows], bool)
-    groups, sums = kernels.sums_by_key(keys, weights, span, where)
-    want = kernels.sums_by_key_reference(keys.tolist(), weights.tolist(), where.tolist())
-    assert dict(zip(groups.tolist(), sums.tolist(), strict=True)) == want
-    assert groups.tolist() == list(want)
+
+
+def _per_count(cells: np.ndarray, sums: np.ndarray) -> dict:
+    """(group, count) -> (cells, sum) where a group has cells of that count."""
+    return {
+        (g, t): (int(cells[g, t]), int(sums[g, t])) for g, t in zip(*np.nonzero(cells), strict=True)
+    }
+
+
+@given(COUNT_CELLS)
+def test_sums_by_count_equals_reference(cells):
+    """Keyed groups (the bincounts) and the rows of a 2-D grid (levels up to 3) alike."""
+    groups, counts, weights = (np.array([c[k] for c in cells], np.int64) for k in range(3))
+    where = np.array([c[3] for c in cells], bool)
+    want = kernels.sums_by_count_reference(
+        groups.tolist(), counts.tolist(), weights.tolist(), where.tolist()
+    )
+    assert _per_count(*kernels.sums_by_count(counts, weights, where, groups, 3)) == want
+    # The same cells as the rows of a 2-D grid, each row padded with cells left out.
+    width = max([int(np.count_nonzero(groups == g)) for g in range(3)]) if cells else 0
+    rows = [np.zeros((3, width), np.int64) for _ in range(2)] + [np.zeros((3, width), bool)]
+    for g in range(3):
+        mine = np.flatnonzero(groups == g)
+        for row, values in zip(rows, (counts, weights, where), strict=True):
+            row[g, : len(mine)] = values[mine]
+    assert _per_count(*kernels.sums_by_count(*rows)) == want
+    # Booleans read as uint8, as a grid of one trial per cell holds its counts.
+    ones, passed = counts > 0, (counts > 0) & (weights > 0)
+    got = kernels.sums_by_count(ones[None].view(np.uint8), passed[None].view(np.uint8), where[None])
+    want = kernels.sums_by_count_reference(
+        [0] * len(cells), ones.astype(int).tolist(), passed.astype(int).tolist(), where.tolist()
+    )
+    assert _per_count(*got) == want
 
 
 TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]

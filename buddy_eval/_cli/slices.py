@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .._slices import NO_SLICE
+from .._paired_settings import NO_SLICE
 from .output import _margin
 
 __all__ = ["add_slice_arguments", "slice_settings"]

@@ -50,19 +50,23 @@ def outcome_ids(trials: np.ndarray, passed: np.ndarray) -> dict[str, np.ndarray]
     }
 
 
-def outcome_findings(data: EvalInput, ids: pa.Array, ledger=None) -> Iterator[Finding]:
+def outcome_findings(data: EvalInput, ids: pa.Array, ledger=None, grid=None) -> Iterator[Finding]:
     """``unsolved``, ``saturated`` and, with repeated trials, ``flaky``, over every version.
 
     With ``ledger`` (a release ledger's path), over every version it holds on the same
-    items (by fingerprint) too.
+    items (by fingerprint) too. ``grid``: the input already scored for every version it
+    holds, in any order (scored here otherwise).
     """
     from .._scoring import score_grid
 
     versions = data.versions
     shape = (len(versions), len(data.golden_columns))
     if versions:
-        grid = score_grid(data, versions)
-        trials, passed = (a.reshape(shape) for a in (grid.trials, grid.passes_all))
+        if grid is None or sorted(grid.versions) != sorted(versions):
+            grid = score_grid(data, versions)
+        rows = [grid.versions.index(v) for v in versions]
+        scored = (len(grid.versions), shape[1])
+        trials, passed = (a.reshape(scored)[rows] for a in (grid.trials, grid.passes_all))
     else:
         trials = passed = np.zeros(shape, np.int64)
     if ledger is not None:

@@ -32,7 +32,9 @@ def evaluation_health(evaluation) -> Diagnosis:
     """
     found = _HEALTH.get(evaluation)
     if found is None:
-        found = _HEALTH[evaluation] = diagnose_data(evaluation.data, Limits())
+        # The evaluation has scored every version already: the doctor reads its grid.
+        grid = evaluation._all_versions_grid
+        found = _HEALTH[evaluation] = diagnose_data(evaluation.data, Limits(), grid=grid)
     return found
 
 
@@ -49,8 +51,12 @@ def diagnose_input(
     return diagnose_data(data, limits, ledger)
 
 
-def diagnose_data(data: EvalInput, limits: Limits, ledger=None) -> Diagnosis:
-    """The findings on an input already loaded (what the gate's health summary reads)."""
+def diagnose_data(data: EvalInput, limits: Limits, ledger=None, grid=None) -> Diagnosis:
+    """The findings on an input already loaded (what the gate's health summary reads).
+
+    ``grid``: the input scored for every version it holds (an evaluation's
+    grid), read instead of scoring the input again.
+    """
     golden = data.golden_columns
     ids = golden.item_id
     is_answer = np.asarray(golden.is_answer, dtype=bool)
@@ -69,7 +75,7 @@ def diagnose_data(data: EvalInput, limits: Limits, ledger=None) -> Diagnosis:
     if len(data.result_columns):
         findings += lenient_findings(data, ids, limits)
     if len(data.result_columns) or ledger is not None:
-        findings += outcome_findings(data, ids, ledger)
+        findings += outcome_findings(data, ids, ledger, grid)
     return Diagnosis(
         kind="golden set",
         source=data.source,

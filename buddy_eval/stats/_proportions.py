@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from .._errors import InputError
 from .._vocabulary import MIN_PAIRED
@@ -172,9 +173,16 @@ def mcnemar_exact(fixed: int, regressed: int) -> float:
     regressed = _check_count("regressed", regressed)
     if fixed + regressed == 0:
         return 1.0
+    return _binomial_two_sided(fixed, fixed + regressed)
+
+
+@lru_cache(maxsize=4096)
+def _binomial_two_sided(k: int, n: int) -> float:
+    """scipy's two-sided binomial test of ``k`` in ``n`` at 1/2, computed once per (k, n):
+    the slices, the sensitivity readings and the whole input ask for the same ones."""
     from scipy.stats import binomtest
 
-    return float(binomtest(fixed, fixed + regressed, 0.5, alternative="two-sided").pvalue)
+    return float(binomtest(k, n, 0.5, alternative="two-sided").pvalue)
 
 
 def paired_diff_interval(
