@@ -231,6 +231,25 @@ def test_the_gate_runs_the_doctor_once_for_its_views_and_the_ledger(folder, monk
     assert rows(folder / "r.ledger", "SELECT count(*) FROM findings") == [(11,)]
 
 
+def test_recording_a_revision_already_diagnosed_runs_no_doctor(folder, monkeypatch):
+    from buddy_eval.doctor import _run
+
+    record(folder, "sample_release.txt")  # the first recording of r1 keeps its findings
+    calls = []
+    original = _run.diagnose_data
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_run, "diagnose_data", counted)
+    status, out, _ = record(folder, "sample_release.txt", "--min-paired", "5")
+    assert status == 1 and out.splitlines()[-1].startswith("BLOCK")
+    assert rows(folder / "r.ledger", "SELECT count(*) FROM evaluations") == [(2,)]
+    assert calls == []
+    assert rows(folder / "r.ledger", "SELECT count(*) FROM findings") == [(11,)]
+
+
 def test_a_changed_findings_row_is_refused(folder):
     record(folder, "example.txt")
     connection = sqlite3.connect(folder / "r.ledger")

@@ -38,6 +38,7 @@ import json
 import os
 import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -320,8 +321,10 @@ class Plan:
     note: str | None
     provenance: Provenance
     live_release: int | None = None
-    #: The doctor's findings on the golden set: (check, severity, [ids], message), worst first.
-    findings: list = dataclasses.field(default_factory=list)
+    #: The doctor's findings on the golden set: (check, severity, [ids], message), worst
+    #: first. Called only when the revision holds none yet: recording a revision the ledger
+    #: already diagnosed runs no doctor.
+    findings: Callable[[], list] = list
     #: With slices: (source, assignment SHA-256, names, per input position its slice's index).
     slices: tuple | None = None
 
@@ -500,7 +503,7 @@ class Plan:
         ).fetchone()
         if held is not None:
             return
-        packed = json.dumps(self.findings, ensure_ascii=False, separators=(",", ":"))
+        packed = json.dumps(self.findings(), ensure_ascii=False, separators=(",", ":"))
         connection.execute(
             "INSERT INTO golden_set_findings (golden_set_id, findings, sha256) VALUES (?, ?, ?)",
             (golden_set_id, packed, _store.findings_row_sha256(golden_set_id, packed)),
@@ -808,12 +811,15 @@ def prepare(
     ]
     settings = evaluation.settings
     not_compared = evaluation.not_compared_ids()
-    from ..doctor._run import evaluation_health
 
-    findings = [
-        [f.check, f.severity, list(f.ids), f.message]
-        for f in evaluation_health(evaluation).findings
-    ]
+    def findings() -> list:
+        from ..doctor._run import evaluation_health
+
+        return [
+            [f.check, f.severity, list(f.ids), f.message]
+            for f in evaluation_health(evaluation).findings
+        ]
+
     assignment = evaluation.slice_assignment
     slices = (
         None
