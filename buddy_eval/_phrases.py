@@ -38,6 +38,7 @@ __all__ = [
     "WILSON_SCORE",
     "and_more",
     "count_of",
+    "holm_across",
     "id_list",
     "no_item_of",
     "not_measured",
@@ -67,6 +68,17 @@ CLOPPER_PEARSON_EXACT = f"exact one-sided upper bound ({CLOPPER_PEARSON})"
 HOLM = "Holm"
 HOLM_ADJUSTED_P = f"{HOLM}-adjusted p"
 HOLM_METHOD = f"{HOLM} step-down over the metrics with a p-value"
+
+
+def holm_across(groups: str) -> str:
+    """How the slices' (or tiers') p-values are adjusted; ``groups`` names them, plural.
+
+    >>> holm_across("tiers")
+    'p-values Holm-adjusted across the tiers within each metric'
+    """
+    return f"p-values {HOLM}-adjusted across the {groups} within each metric"
+
+
 WILCOXON = "Wilcoxon"
 WILCOXON_SIGNED_RANK = f"{WILCOXON} signed-rank"
 

@@ -3,6 +3,8 @@
 One loop over the lines, dicts and Fractions, no pandas and nothing imported
 from buddy_eval: the vectorised engine is checked against this in the
 property tests, and the benchmarks use it as the plain-Python baseline.
+:func:`holm` is Holm's adjustment by its definition, for the statistics, slices
+and tiers tests.
 """
 
 from __future__ import annotations
@@ -212,3 +214,15 @@ def run(
     why = reasons(thresholds, old, new)
     lines.append("BLOCK: " + "; ".join(why) if why else "RELEASE")
     return "\n".join(lines) + "\n", 1 if why else 0
+
+
+def holm(p_values):
+    """Holm by definition, with exact Fractions of the inputs (None: no p-value, left out)."""
+    indexed = [(Fraction(p), i) for i, p in enumerate(p_values) if p is not None]
+    order = sorted(indexed)  # ties broken by position, like a stable sort
+    m = len(order)
+    out = [None] * len(p_values)
+    for rank, (_, i) in enumerate(order):
+        value = max((m - j) * order[j][0] for j in range(rank + 1))
+        out[i] = float(min(Fraction(1), value))
+    return out

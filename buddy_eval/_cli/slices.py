@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from .._paired_settings import NO_SLICE
+from .._phrases import HOLM
 from .output import _margin
 
 __all__ = ["add_slice_arguments", "slice_settings"]
@@ -26,7 +27,7 @@ def add_slice_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("drop",),
         default=None,
         help="drop: BLOCK when a slice shows a clear drop (its exact paired test rejects at "
-        "0.05 after Holm across the slices within the metric, and the drop is larger than "
+        f"0.05 after {HOLM} across the slices within the metric, and the drop is larger than "
         "--slice-margin); without it slices only inform (needs --slices)",
     )
     parser.add_argument(

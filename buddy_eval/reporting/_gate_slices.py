@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._phrases import TOO_FEW_TO_TELL, count_of
+from .._phrases import TOO_FEW_TO_TELL, count_of, holm_across
 from ..formatting import format_rate
 from ._model import (
     DETAILS,
@@ -122,7 +122,7 @@ def _intro(evaluation: Evaluation) -> Paragraph:
     return Paragraph(
         (
             f"Slices: {count_of(n, 'slice')} of the golden items, paired as the whole input; "
-            f"p-values Holm-adjusted across the slices within each metric; a slice with "
+            f"{holm_across('slices')}; a slice with "
             f"fewer than {count_of(settings.min_paired, 'paired item')}: {TOO_FEW_TO_TELL}; "
             f"{rule}.",
         )

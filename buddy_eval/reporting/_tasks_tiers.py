@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._phrases import TOO_FEW_TO_TELL, count_of
+from .._phrases import TOO_FEW_TO_TELL, count_of, holm_across
 from ._model import DETAILS, HTML, MARKDOWN, Paragraph, Section
 from ._slice_table import slice_reading, slice_rows_table
 
@@ -60,7 +60,7 @@ def _intro(comparison: ComparisonResults) -> Paragraph:
     return Paragraph(
         (
             f"Tiers: {count_of(n, 'tier')} of the golden tasks, paired as the whole run; "
-            "p-values Holm-adjusted across the tiers within each metric; a tier with fewer "
+            f"{holm_across('tiers')}; a tier with fewer "
             f"than {count_of(min_paired, 'scored pair')}: {TOO_FEW_TO_TELL}; for mean_score, "
             "fixed and regressed count the tasks scored higher and lower; the rates are each "
             "run's over its scored tasks of the tier, the difference is over the paired tasks.",
