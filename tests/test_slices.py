@@ -26,18 +26,6 @@ SLICE_NAMES = ("easy", "hard", "lab", "quiz")
 # --- the oracle ------------------------------------------------------------------------
 
 
-def _plain_holm(p_values):
-    """Holm's step-down, written out: adjusted(i) = min(1, max_{j<=i} (m - j + 1) p(j))."""
-    present = sorted((p, k) for k, p in enumerate(p_values) if p is not None)
-    m = len(present)
-    out = [None] * len(p_values)
-    running = 0.0
-    for j, (p, k) in enumerate(present):
-        running = max(running, min(1.0, (m - j) * p))
-        out[k] = running
-    return out
-
-
 def _plain_mcnemar(fixed: int, regressed: int) -> float:
     n = fixed + regressed
     if n == 0:
@@ -144,7 +132,7 @@ def test_per_slice_figures_equal_the_plain_oracle(case):
                 raw[metric].append(None)
     for metric in oracle.METRICS:
         adjusted = [s.p_holm_across_slices[metric] for s in figures.slices]
-        for got, want in zip(adjusted, _plain_holm(raw[metric]), strict=True):
+        for got, want in zip(adjusted, oracle.holm(raw[metric]), strict=True):
             assert (got is None) == (want is None)
             if want is not None:
                 assert got == pytest.approx(want, rel=1e-12)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from buddy_eval import tasks
 from buddy_eval.reporting import render_markdown, render_text, tasks_document
 from buddy_eval.reporting._tasks_tiers import tier_records
+from tests import oracle
 from tests.test_snapshots import cli
 from tests.test_tasks_support import EXAMPLE, check, record, task, write_json
 
@@ -72,17 +73,6 @@ def _plain_signed_rank(deltas: list[Fraction]) -> float:
         t = sum(r for r, s in zip(ranks, signs, strict=True) if s)
         extreme += abs(t - half) >= observed
     return extreme / 2 ** len(ranks)
-
-
-def _plain_holm(p_values):
-    present = sorted((p, k) for k, p in enumerate(p_values) if p is not None)
-    m = len(present)
-    out = [None] * len(p_values)
-    running = 0.0
-    for j, (p, k) in enumerate(present):
-        running = max(running, min(1.0, (m - j) * p))
-        out[k] = running
-    return out
 
 
 def _mean(scores):
@@ -164,7 +154,7 @@ def test_per_tier_figures_equal_the_plain_oracle(case):
         raw["all_pass"].append(all_pass.p_value)
     for metric, p_values in raw.items():
         got = [t[metric].p_value_holm_across_slices for t in cmp.tiers.tiers]
-        for g, want in zip(got, _plain_holm(p_values), strict=True):
+        for g, want in zip(got, oracle.holm(p_values), strict=True):
             assert (g is None) == (want is None)
             if want is not None:
                 assert g == pytest.approx(want, rel=1e-12)
