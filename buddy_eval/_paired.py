@@ -31,6 +31,7 @@ from ._phrases import (
     NEWCOMBE_HYBRID,
     NOT_COMPUTED,
     WILSON_SCORE,
+    approximated_p,
 )
 from ._phrases import readiness_note as phrased_readiness_note
 from ._trials import TrialComparison, compare_trials, count_rows, flaky, item_rate_changes
@@ -501,7 +502,7 @@ def _reading(diff_ci, p_value, alpha: float, trial: TrialComparison | None):
         return reading(diff_ci, p_value, alpha)
     code, words = trial_reading(diff_ci, p_value, alpha, trial.mean_diff)
     if (trial.test_method or "").startswith("normal approximation"):
-        words += " (p from the normal approximation to the sign-flip test)"
+        words += approximated_p("sign-flip")
     return code, words
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "WILSON",
     "WILSON_SCORE",
     "and_more",
+    "approximated_p",
     "count_of",
     "holm_across",
     "id_list",
@@ -68,6 +69,15 @@ CLOPPER_PEARSON_EXACT = f"exact one-sided upper bound ({CLOPPER_PEARSON})"
 HOLM = "Holm"
 HOLM_ADJUSTED_P = f"{HOLM}-adjusted p"
 HOLM_METHOD = f"{HOLM} step-down over the metrics with a p-value"
+
+
+def approximated_p(test: str) -> str:
+    """Appended to a reading whose p-value is ``test``'s normal approximation, not exact.
+
+    >>> approximated_p("sign-flip")
+    ' (p from the normal approximation to the sign-flip test)'
+    """
+    return f" (p from the normal approximation to the {test} test)"
 
 
 def holm_across(groups: str) -> str:

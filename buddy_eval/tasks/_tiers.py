@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._phrases import NEWCOMBE_HYBRID, reversal_warning
+from .._phrases import NEWCOMBE_HYBRID, approximated_p, reversal_warning
 from ..stats import holm, reading
 from ..stats._effective import paired_interval_from_sums, paired_sums
 from ._paired_summary import PairedSummary, group_positions, summarize_pair_groups
@@ -264,7 +264,7 @@ def _reading(ci, p_value, approximate: bool, alpha: float) -> tuple[str, str] | 
         return None
     code, words = reading(ci, p_value, alpha)
     if approximate:
-        words += " (p from the normal approximation to the signed-rank test)"
+        words += approximated_p("signed-rank")
     return code, words
 
 
