@@ -38,9 +38,9 @@ def _slices_file(data_path: Path, n_items: int, n_slices: int) -> Path:
 
 def _gate(data_path: Path, slices: Path | None) -> float:
     from buddy_eval import Settings, evaluate
-    from buddy_eval.stats._proportions import _binomial_two_sided
+    from buddy_eval.stats._proportions import _MCNEMAR
 
-    _binomial_two_sided.cache_clear()  # every run computes its p-values, as a fresh process does
+    _MCNEMAR.clear()  # every run computes its p-values, as a fresh process does
     start = time.perf_counter()
     if slices is None:
         ev = evaluate(str(data_path))

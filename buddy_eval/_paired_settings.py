@@ -9,6 +9,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
@@ -160,7 +161,7 @@ class Settings:
             f"{type(settings).__name__} {quoted(settings)}"
         )
 
-    @property
+    @cached_property
     def alpha(self) -> float:
         """The significance level, ``1 - confidence`` (0.05, not 0.050000000000000044)."""
         return float(1 - Fraction(str(self.confidence)))

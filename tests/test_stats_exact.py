@@ -10,6 +10,7 @@ import functools
 import itertools
 import math
 import random
+import re
 from fractions import Fraction
 
 import pytest
@@ -23,6 +24,7 @@ from buddy_eval.stats import (
     PairedTable,
     holm,
     mcnemar_exact,
+    mcnemar_exact_many,
     mcnemar_exact_power,
     noninferior,
     noninferiority_bound,
@@ -255,6 +257,57 @@ def test_sign_test_enumerates_outcomes_directly():
 def test_sign_test_rejects_bad_counts(wins, losses):
     with pytest.raises(InputError, match="must be an integer"):
         sign_test(wins, losses)
+
+
+# --------------------------------------------------------------------------
+# Exact McNemar, one table and many
+# --------------------------------------------------------------------------
+
+
+def test_mcnemar_exact_matches_enumeration_on_every_small_table():
+    proportions._MCNEMAR.clear()  # computed here, not remembered from another test
+    for n in range(0, 61):
+        for fixed in range(n + 1):
+            expected = float(brute_binomial_two_sided(fixed, n))
+            assert mcnemar_exact(fixed, n - fixed) == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+def test_mcnemar_exact_many_equals_the_one_table_function_exactly():
+    rng = random.Random(20261205)
+    fixed = [rng.randrange(0, 400) for _ in range(500)] + [0, 0, 7, 3000]
+    regressed = [rng.randrange(0, 400) for _ in range(500)] + [0, 5, 7, 2950]
+    proportions._MCNEMAR.clear()
+    many = mcnemar_exact_many(fixed, regressed)
+    assert many.dtype.kind == "f" and many.shape == (len(fixed),)
+    proportions._MCNEMAR.clear()  # recompute one by one, without the remembered values
+    one = [mcnemar_exact(f, r) for f, r in zip(fixed, regressed, strict=True)]
+    assert many.tolist() == one
+    assert many[-4] == 1.0 and many[-2] == 1.0  # no discordant pair; as many fixed as regressed
+    assert mcnemar_exact_many([], []).tolist() == []
+
+
+def test_mcnemar_exact_many_is_symmetric_and_exact_at_large_n():
+    fixed, regressed = [10, 1000, 2000], [40, 1100, 2000]
+    assert mcnemar_exact_many(fixed, regressed).tolist() == (
+        mcnemar_exact_many(regressed, fixed).tolist()
+    )
+    expected = float(brute_binomial_two_sided(1000, 2100))
+    assert mcnemar_exact_many([1000], [1100])[0] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize(
+    "fixed, regressed, message",
+    [
+        ([1, 2], [1], "same length, got 2 and 1"),
+        ([1.5], [1], "fixed must be integers >= 0, got 1.5"),
+        ([1], [-3], "regressed must be integers >= 0, got -3"),
+        ([True], [1], "fixed must be integers >= 0, got True"),
+        (["4"], [1], "fixed must be integers >= 0, got '4'"),
+    ],
+)
+def test_mcnemar_exact_many_rejects_bad_counts(fixed, regressed, message):
+    with pytest.raises(InputError, match=re.escape(message)):
+        mcnemar_exact_many(fixed, regressed)
 
 
 # --------------------------------------------------------------------------

@@ -6,7 +6,8 @@ a p-value, an interval or the readiness rule means the same thing in both:
 
 - :class:`PairedTable`, the 2x2 table of two versions on the same items
   (both pass, fixed, regressed, both fail), and its exact difference;
-- the **exact McNemar test** on the discordant pairs (:func:`mcnemar_exact`);
+- the **exact McNemar test** on the discordant pairs (:func:`mcnemar_exact`,
+  :func:`mcnemar_exact_many` for many tables in one call);
 - the **Wilson score interval** of a rate (:func:`wilson_interval`) and
   **Newcombe's hybrid score interval** for a paired difference
   (:func:`paired_diff_interval`);
@@ -40,7 +41,9 @@ Newcombe, bounds, readiness), :mod:`._ranks` (signed-rank, sign test, Holm),
 :mod:`._effective` (repeated trials).
 Everything returns unrounded numbers (ints, Fractions, floats); only the
 views round, through :mod:`buddy_eval.formatting`. scipy is imported inside
-the functions that need it, so importing this package costs nothing.
+the functions that need it, so importing this package costs nothing, and only
+``scipy.special`` (:mod:`._distributions`): ``scipy.stats`` alone takes longer
+to import than the gate takes to run.
 """
 
 from .._vocabulary import MIN_PAIRED
@@ -64,6 +67,7 @@ from ._proportions import (
     exact_upper_bound,
     is_ready,
     mcnemar_exact,
+    mcnemar_exact_many,
     paired_diff_interval,
     required_paired_n,
     wilson_interval,
@@ -120,6 +124,7 @@ __all__ = [
     "is_ready",
     "item_variance_components",
     "mcnemar_exact",
+    "mcnemar_exact_many",
     "mcnemar_exact_power",
     "mean_pass_at_k",
     "mean_pass_hat_k",

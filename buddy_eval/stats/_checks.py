@@ -10,6 +10,8 @@ from .._errors import InputError
 
 
 def _check_count(name: str, value, minimum: int = 0) -> int:
+    if type(value) is int and value >= minimum:  # the common case, without the ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
         raise InputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
@@ -24,9 +26,9 @@ def _check_open_unit(name: str, value) -> float:
 @functools.lru_cache(maxsize=64)
 def _z(confidence: float) -> float:
     """Two-sided standard normal quantile: 1.959964 for 95% (computed once per level)."""
-    from scipy.stats import norm
+    from ._distributions import norm_ppf
 
-    return float(norm.ppf(1 - (1 - confidence) / 2))
+    return float(norm_ppf(1 - (1 - confidence) / 2))
 
 
 def _check_unit(name: str, value) -> float:

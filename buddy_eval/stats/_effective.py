@@ -226,10 +226,10 @@ class Interval(tuple):
 @lru_cache(maxsize=4096)
 def _kg_factor(m: int, confidence: float) -> float:
     """Korn and Graubard's degrees-of-freedom factor ``(z / t[m-1])**2`` at a two-sided level."""
-    from scipy.stats import t
+    from ._distributions import t_ppf
 
     z = _z(confidence)
-    return (z / float(t.ppf(1 - (1 - confidence) / 2, m - 1))) ** 2
+    return (z / float(t_ppf(1 - (1 - confidence) / 2, m - 1))) ** 2
 
 
 @lru_cache(maxsize=64)

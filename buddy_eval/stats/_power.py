@@ -60,20 +60,22 @@ def _mcnemar_critical_counts(d_max: int, alpha: float) -> list[int]:
 def _mcnemar_rejection_probabilities(d_max: int, p_fixed_given_discordant: float, alpha: float):
     """``P(exact McNemar rejects | d discordant pairs)`` for d = 0..d_max, as an array."""
     import numpy as np
-    from scipy.stats import binom
+
+    from ._distributions import binom_cdf
 
     critical = np.array(_mcnemar_critical_counts(d_max, alpha))
     d = np.arange(d_max + 1)
     q = p_fixed_given_discordant
     # Reject when fixed <= k or regressed = d - fixed <= k (the two never overlap).
-    return binom.cdf(critical, d, q) + binom.cdf(critical, d, 1 - q)
+    return binom_cdf(critical, d, q) + binom_cdf(critical, d, 1 - q)
 
 
 def _power_from(rejection, n: int, discordance: float) -> float:
     import numpy as np
-    from scipy.stats import binom
 
-    weights = binom.pmf(np.arange(n + 1), n, discordance)
+    from ._distributions import binom_pmf
+
+    weights = binom_pmf(np.arange(n + 1), n, discordance)
     return float(min(1.0, weights @ rejection[: n + 1]))
 
 

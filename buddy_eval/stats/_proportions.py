@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+
+import numpy as np
 
 from .._errors import InputError
 from .._vocabulary import MIN_PAIRED
@@ -164,6 +165,10 @@ def mcnemar_exact(fixed: int, regressed: int) -> float:
     float
         The p-value; 1.0 when there is no discordant pair.
 
+    See Also
+    --------
+    mcnemar_exact_many : The same p-values for many tables in one call.
+
     Examples
     --------
     >>> round(mcnemar_exact(1, 9), 4)
@@ -171,18 +176,69 @@ def mcnemar_exact(fixed: int, regressed: int) -> float:
     """
     fixed = _check_count("fixed", fixed)
     regressed = _check_count("regressed", regressed)
-    if fixed + regressed == 0:
-        return 1.0
-    return _binomial_two_sided(fixed, fixed + regressed)
+    key = (fixed, regressed)
+    if key not in _MCNEMAR:
+        mcnemar_exact_many([fixed], [regressed])
+    return _MCNEMAR[key]
 
 
-@lru_cache(maxsize=4096)
-def _binomial_two_sided(k: int, n: int) -> float:
-    """scipy's two-sided binomial test of ``k`` in ``n`` at 1/2, computed once per (k, n):
-    the slices, the sensitivity readings and the whole input ask for the same ones."""
-    from scipy.stats import binomtest
+#: Exact McNemar p-values already computed, by (fixed, regressed): the whole input,
+#: its sensitivity readings and every slice ask for many of the same ones.
+_MCNEMAR: dict[tuple[int, int], float] = {}
+_MCNEMAR_KEPT = 65_536
 
-    return float(binomtest(k, n, 0.5, alternative="two-sided").pvalue)
+
+def mcnemar_exact_many(fixed, regressed) -> np.ndarray:
+    """:func:`mcnemar_exact` of many tables at once, element-wise.
+
+    The two-sided binomial test at 1/2 is symmetric, so its p-value is
+    ``P(X <= m) + P(X >= n - m)`` with ``m = min(fixed, regressed)`` and
+    ``n = fixed + regressed`` (1 when ``fixed == regressed``): the same two
+    tail sums, in the same floating-point operations, that
+    :func:`scipy.stats.binomtest` adds, for every table in one vectorised
+    call. The p-values are remembered for :func:`mcnemar_exact`.
+
+    Parameters
+    ----------
+    fixed, regressed : array-like of int
+        Discordant pair counts, one pair per table.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One p-value per table; 1.0 for a table without discordant pairs.
+
+    Examples
+    --------
+    >>> mcnemar_exact_many([1, 9, 0, 3], [9, 1, 0, 3]).round(4).tolist()
+    [0.0215, 0.0215, 1.0, 1.0]
+    """
+    from ._distributions import binom_cdf, binom_sf
+
+    f, r = _counts_array("fixed", fixed), _counts_array("regressed", regressed)
+    if f.shape != r.shape:
+        raise InputError(
+            f"fixed and regressed must have the same length, got {len(f)} and {len(r)}"
+        )
+    n = f + r
+    low = np.minimum(f, r)
+    p = np.minimum(1.0, binom_cdf(low, n, 0.5) + binom_sf(n - low - 1, n, 0.5))
+    p = np.where(f == r, 1.0, p)
+    if len(_MCNEMAR) + f.size > _MCNEMAR_KEPT:
+        _MCNEMAR.clear()
+    _MCNEMAR.update(zip(zip(f.tolist(), r.tolist(), strict=True), p.tolist(), strict=True))
+    return p
+
+
+def _counts_array(name: str, values) -> np.ndarray:
+    """``values`` as a flat int64 array of counts, or an InputError naming ``name``."""
+    array = np.asarray(values).ravel()
+    if array.size == 0:
+        return array.astype(np.int64)
+    if array.dtype.kind not in "iu" or int(array.min()) < 0:
+        first = next(v for v in array.tolist() if type(v) is not int or v < 0)
+        raise InputError(f"{name} must be integers >= 0, got {first!r}")
+    return array.astype(np.int64)
 
 
 def paired_diff_interval(
@@ -356,9 +412,9 @@ def exact_upper_bound(events: int, n: int, confidence: float = 0.95) -> float:
         return zero_event_upper_bound(n, confidence)
     if events == n:
         return 1.0
-    from scipy.stats import beta
+    from ._distributions import beta_ppf
 
-    return float(beta.ppf(confidence, events + 1, n - events))
+    return float(beta_ppf(confidence, events + 1, n - events))
 
 
 def required_paired_n(
@@ -403,11 +459,11 @@ def required_paired_n(
     155
     """
     discordance, drop, alpha, power = _check_sample_size(discordance, drop, alpha, power)
-    from scipy.stats import norm
+    from ._distributions import norm_ppf
 
     psi = max(float(discordance), drop)
-    z_alpha = float(norm.ppf(1 - alpha / 2))
-    z_beta = float(norm.ppf(power))
+    z_alpha = float(norm_ppf(1 - alpha / 2))
+    z_beta = float(norm_ppf(power))
     n = (z_alpha * math.sqrt(psi) + z_beta * math.sqrt(psi - drop**2)) ** 2 / drop**2
     # Guard against float dust (e.g. 154.0000000001 -> 155).
     return math.ceil(round(n, 9))
