@@ -19,6 +19,7 @@ The kernels:
   of a buffer, trimmed; what a line starts with; a line equal to a text.
 - :func:`split_fields`: the first fields of every line, cut at runs of blanks.
 - :func:`split_keywords`: comma-separated lists, each piece stripped.
+- :func:`split_csv_pairs`: the two columns of a plain two-column CSV.
 - :func:`first_appearance_codes`, :func:`repeated`, :func:`seen_before`,
   :func:`occurrences`: hashing values once, finding duplicates among integer
   codes, numbering the repeats of each code.
@@ -58,6 +59,8 @@ __all__ = [
     "large_strings",
     "repeated",
     "seen_before",
+    "split_csv_pairs",
+    "split_csv_pairs_reference",
     "split_fields",
     "split_fields_reference",
     "split_keywords",
@@ -397,6 +400,67 @@ def split_fields_reference(line: str, n_fields: int) -> tuple[list[str], int]:
     parts = re.split(f"[{_BLANKS}]+", line, maxsplit=n_fields - 1)
     found = len(parts) - 1
     return parts + [""] * (n_fields - len(parts)), found
+
+
+# -- two-column CSV --------------------------------------------------------------
+
+#: Bytes that can make a CSV field more than the text between its commas: quotes, and
+#: every control character but the newline (whitespace a reader strips, ``\r``, NUL).
+_NOT_PLAIN = bytes([*range(0x20), 0x22, 0x7F]).replace(b"\n", b"")
+
+
+def split_csv_pairs(data: bytes) -> tuple[pa.Array, pa.Array] | None:
+    """The two fields of every non-empty line of a plain CSV, as two string columns.
+
+    A plain CSV is ASCII without quotes or control characters (but the
+    newline), with no space at either end of a field, and exactly two fields
+    on every non-empty line. Such a file is its commas and newlines, and
+    pyarrow's CSV reader splits it in one pass over the bytes; anything else
+    returns None, for the line-by-line reader (which says what is wrong and
+    where). Reference: :func:`split_csv_pairs_reference`, the rows of
+    :func:`csv.reader` with every field stripped, which it equals whenever it
+    returns columns.
+    """
+    import pyarrow.csv as pa_csv
+
+    if not data.isascii() or len(data.translate(None, _NOT_PLAIN)) != len(data):
+        return None
+    if not data.endswith(b"\n"):
+        data += b"\n"  # the reader finds a single line's columns only at its newline
+    try:
+        table = pa_csv.read_csv(
+            pa.py_buffer(data),
+            read_options=pa_csv.ReadOptions(
+                autogenerate_column_names=True, use_threads=False, block_size=len(data) + 1
+            ),
+            parse_options=pa_csv.ParseOptions(
+                quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=True
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"f0": pa.string(), "f1": pa.string()},
+                strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid:  # a line with another number of fields, or an empty file
+        return None
+    if table.schema.names != ["f0", "f1"]:
+        return None
+    columns = strings(table.column(0)), strings(table.column(1))
+    # In plain ASCII the space is the one character a reader would strip from a field.
+    for column in columns:
+        for at_edge in (pc.starts_with, pc.ends_with):
+            if pc.any(at_edge(column, pattern=" ")).as_py():
+                return None
+    return columns
+
+
+def split_csv_pairs_reference(data: bytes) -> list[list[str]]:
+    """The rows of ``csv.reader`` over ``data``, fields stripped, empty lines skipped."""
+    import csv
+    import io
+
+    reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), strict=True)
+    return [[f.strip() for f in row] for row in reader if row and row != [""]]
 
 
 # -- keyword lists -------------------------------------------------------------

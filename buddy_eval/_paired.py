@@ -93,6 +93,10 @@ class Changes:
         trial is a result (0 or 1 of each).
     repeated : bool
         The input has repeated trials.
+    ids : dict of str to tuple of str, or None
+        The item ids of each change label, in golden order, when they are
+        already known (a slice's, split from the whole input's); None: they
+        are looked up from :attr:`rows`.
     """
 
     metric: str
@@ -100,6 +104,7 @@ class Changes:
     change: np.ndarray
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     repeated: bool = False
+    ids: dict[str, tuple[str, ...]] | None = None
 
     @property
     def trials(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -617,10 +622,12 @@ def _compare_metric(
     """
     import pyarrow as pa
 
-    ids = {
-        label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
-        for k, label in enumerate(c.labels)
-    }
+    ids = c.ids
+    if ids is None:
+        ids = {
+            label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
+            for k, label in enumerate(c.labels)
+        }
     table = PairedTable(*(len(ids[k]) for k in ("both pass", "fixed", "regressed", "both fail")))
     missing, measured = len(ids["missing"]), len(c.rows) > 0
     trial = required_n = discordance = observed = bound = sensitivity = None

@@ -22,9 +22,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._decision import Check
 from ._errors import InputError, quoted
+from ._kernels import split_csv_pairs
 from ._paired_settings import NO_SLICE as _NO_SLICE
 from ._paired_settings import SLICE_RULES
 from ._parsing import read_input_bytes
@@ -55,6 +58,9 @@ MAX_LISTED_UNKNOWN = 10
 #: The header a slices file starts with.
 HEADER = ("id", "slice")
 
+#: The byte-order mark a UTF-8 file may start with.
+BOM = b"\xef\xbb\xbf"
+
 
 @dataclass(frozen=True, eq=False)
 class SliceAssignment:
@@ -67,6 +73,8 @@ class SliceAssignment:
         :data:`NO_SLICE` when some golden item is not listed.
     codes : numpy.ndarray
         Per golden item (golden order), the index of its slice in :attr:`names`.
+    item_ids : pyarrow.Array
+        The golden item ids, in golden order.
     source : str
         Where the assignment came from (a path, ``<slices DataFrame>``, ``<slices mapping>``).
     digest : str
@@ -87,7 +95,7 @@ class SliceAssignment:
 
     names: tuple[str, ...]
     codes: np.ndarray
-    item_ids: tuple[str, ...]
+    item_ids: pa.Array
     source: str
     digest: str
     warnings: tuple[str, ...] = ()
@@ -96,7 +104,7 @@ class SliceAssignment:
         """Every golden item's slice, by id, in golden order."""
         return {
             item: self.names[code]
-            for item, code in zip(self.item_ids, self.codes.tolist(), strict=True)
+            for item, code in zip(self.item_ids.to_pylist(), self.codes.tolist(), strict=True)
         }
 
     def sizes(self) -> dict[str, int]:
@@ -105,25 +113,46 @@ class SliceAssignment:
         return dict(zip(self.names, counts, strict=True))
 
 
-def _read_file(path) -> tuple[list[tuple[int, str, str]], str]:
-    """``(line, id, slice)`` rows of a slices CSV file (a path or a binary stream), and its name."""
+#: What a rows reader gives: ids and slices (stripped), and where each row is
+#: (its line, row or entry number; None when the file was read column-wise, and
+#: is read again line by line only to place an error).
+_Rows = tuple[pa.Array, pa.Array, "list[int] | None"]
+
+
+def _file_bytes(path) -> tuple[bytes, str]:
+    """The bytes of a slices CSV file (a path or a binary stream), and its name."""
     if hasattr(path, "read"):  # a stream of the file's bytes, already read once by the caller
-        name = str(getattr(path, "name", "<slices>"))
         raw = path.read()
-    else:
-        name = os.fspath(path)
-        raw = read_input_bytes(path, "the slices file")  # a device or a directory is refused
+        return (raw.encode() if isinstance(raw, str) else raw), str(
+            getattr(path, "name", "<slices>")
+        )
+    return read_input_bytes(path, "the slices file"), os.fspath(path)  # a device is refused
+
+
+def _read_file(raw: bytes, name: str, *, careful: bool = False) -> _Rows:
+    """The rows of a slices CSV file.
+
+    A plain file (see :func:`buddy_eval._kernels.split_csv_pairs`) is read
+    column-wise; any other, or with ``careful``, line by line, which says
+    what is wrong with a malformed one and where.
+    """
+    body = raw[len(BOM) :] if raw.startswith(BOM) else raw
+    fast = None if careful else split_csv_pairs(body)
+    if fast is not None and len(fast[0]) and (fast[0][0].as_py(), fast[1][0].as_py()) == HEADER:
+        return fast[0][1:], fast[1][1:], None
     try:
-        text = raw if isinstance(raw, str) else raw.decode("utf-8-sig")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
+        line = raw[: len(raw) - len(body) + exc.start].count(b"\n") + 1
         raise InputError(
             "the slices file must be UTF-8 text (a CSV with the header id,slice)",
             source=name,
             line=line,
         ) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, str, str]] = []
+    lines: list[int] = []
+    items: list[str] = []
+    labels: list[str] = []
     header_seen = False
     try:
         for fields in reader:
@@ -146,50 +175,90 @@ def _read_file(path) -> tuple[list[tuple[int, str, str]], str]:
                     source=name,
                     line=line,
                 )
-            rows.append((line, fields[0].strip(), fields[1].strip()))
+            lines.append(line)
+            items.append(fields[0].strip())
+            labels.append(fields[1].strip())
     except csv.Error as exc:
         raise InputError(f"malformed CSV: {exc}", source=name, line=reader.line_num or 1) from None
     if not header_seen:
         raise InputError("the slices file is empty; expected the header id,slice", source=name)
-    return rows, name
+    return pa.array(items, pa.string()), pa.array(labels, pa.string()), lines
 
 
-def _read_frame(frame) -> tuple[list[tuple[int, str, str]], str]:
-    name = "<slices DataFrame>"
+def _read_pairs(pairs, name: str, what: str) -> _Rows:
+    """The rows of (id, slice) pairs from a DataFrame or a mapping, each checked to be text."""
+    items: list[str] = []
+    labels: list[str] = []
+    for position, (item, label) in enumerate(pairs, start=1):
+        for field, value in (("id", item), ("slice", label)):
+            if not isinstance(value, str):
+                if what == "row":
+                    raise InputError(
+                        f"{field} must be text, got {quoted(value)}",
+                        source=name,
+                        line=position,
+                        unit="row",
+                    )
+                raise InputError(
+                    f"every {field} must be text, got {quoted(value)} (entry {position})",
+                    source=name,
+                )
+        items.append(item.strip())
+        labels.append(label.strip())
+    return (
+        pa.array(items, pa.string()),
+        pa.array(labels, pa.string()),
+        list(range(1, len(items) + 1)),
+    )
+
+
+def _read_frame(frame) -> _Rows:
     missing = [c for c in HEADER if c not in frame.columns]
     if missing:
         raise InputError(
             f"the slices DataFrame needs the columns id and slice; missing {quoted(missing[0])}",
-            source=name,
+            source="<slices DataFrame>",
         )
-    rows = []
-    for position, (item, label) in enumerate(
-        zip(frame["id"].tolist(), frame["slice"].tolist(), strict=True), start=1
-    ):
-        for what, value in (("id", item), ("slice", label)):
-            if not isinstance(value, str):
-                raise InputError(
-                    f"{what} must be text, got {quoted(value)}",
-                    source=name,
-                    line=position,
-                    unit="row",
-                )
-        rows.append((position, item.strip(), label.strip()))
-    return rows, name
+    pairs = zip(frame["id"].tolist(), frame["slice"].tolist(), strict=True)
+    return _read_pairs(pairs, "<slices DataFrame>", "row")
 
 
-def _read_mapping(mapping: Mapping) -> tuple[list[tuple[int, str, str]], str]:
-    name = "<slices mapping>"
-    rows = []
-    for position, (item, label) in enumerate(mapping.items(), start=1):
-        for what, value in (("id", item), ("slice", label)):
-            if not isinstance(value, str):
-                raise InputError(
-                    f"every {what} must be text, got {quoted(value)} (entry {position})",
-                    source=name,
-                )
-        rows.append((position, item.strip(), label.strip()))
-    return rows, name
+def _first_fault(rows: _Rows, fail) -> None:
+    """Say what is wrong with the first bad row, in order (raises through ``fail``)."""
+    ids, labels, lines = rows
+    assert lines is not None
+    first_line: dict[str, int] = {}
+    for line, item, label in zip(lines, ids.to_pylist(), labels.to_pylist(), strict=True):
+        if not item:
+            fail("expected an item id, got an empty id", line)
+        if not label:
+            fail(f"expected a slice name for {quoted(item)}, got an empty one", line)
+        if label == NO_SLICE:
+            fail(
+                f"the slice name {quoted(NO_SLICE)} is reserved for the golden items not "
+                "listed; choose another name",
+                line,
+            )
+        if item in first_line:
+            fail(
+                f"id {quoted(item)} is listed twice (first on {{unit}} {first_line[item]}); "
+                "an item is in one slice",
+                line,
+            )
+        first_line[item] = line
+
+
+def _digest(ids: pa.Array, labels: pa.Array) -> str:
+    """SHA-256 of the ``id<TAB>slice`` lines, each ended by a newline, in the order given."""
+    digest = hashlib.sha256()
+    if len(ids):
+        joined = pc.binary_join_element_wise(ids, labels, "\t")
+        whole = pc.binary_join(
+            pa.ListArray.from_arrays(pa.array([0, len(joined)], pa.int32()), joined), "\n"
+        )
+        digest.update(whole[0].as_buffer())
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def assign_slices(slices: Any, data) -> SliceAssignment:
@@ -231,15 +300,16 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
     """
     if isinstance(slices, SliceAssignment):
         return slices
+    raw = b""
     if isinstance(slices, (str, os.PathLike)) or hasattr(slices, "read"):
-        rows, name = _read_file(slices)
-        unit = "line"
+        raw, name = _file_bytes(slices)
+        rows, unit = _read_file(raw, name), "line"
     elif isinstance(slices, Mapping):
-        rows, name = _read_mapping(slices)
-        unit = "entry"
+        name, unit = "<slices mapping>", "entry"
+        rows = _read_pairs(slices.items(), name, unit)
     elif hasattr(slices, "columns") and hasattr(slices, "__getitem__"):
-        rows, name = _read_frame(slices)
-        unit = "row"
+        name, unit = "<slices DataFrame>", "row"
+        rows = _read_frame(slices)
     else:
         raise InputError(
             "slices must be a path to a CSV file id,slice, a DataFrame with the columns id "
@@ -247,50 +317,37 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
         )
 
     def fail(message: str, line: int):
+        message = message.replace("{unit}", unit)
         if unit == "entry":
             raise InputError(f"entry {line}: {message}", source=name)
-        raise InputError(message, source=name, line=line, unit="row" if unit == "row" else "line")
+        raise InputError(message, source=name, line=line, unit=unit)
 
-    golden_ids = data.golden_columns.item_id.to_pylist()
-    items = [item for _, item, _ in rows]
-    labels = [label for _, _, label in rows]
+    ids, labels, _ = rows
+    encoded = pc.dictionary_encode(labels)
+    ordered = encoded.dictionary.to_pylist()  # the slices, in order of first appearance
+    golden_ids = data.golden_columns.item_id
+    position = (
+        pc.index_in(pc.cast(ids, golden_ids.type), value_set=golden_ids)
+        .fill_null(-1)
+        .to_numpy(zero_copy_only=False)
+        .astype(np.int64, copy=False)
+    )
+    known = position >= 0
+    unknown_ids = ids.filter(pa.array(~known))
     clean = (
-        len(set(items)) == len(items) and all(items) and all(labels) and NO_SLICE not in set(labels)
+        "" not in ordered
+        and NO_SLICE not in ordered
+        and int(np.bincount(position[known], minlength=1).max(initial=0)) <= 1
+        and (len(unknown_ids) == 0 or pc.count_distinct(unknown_ids).as_py() == len(unknown_ids))
+        and not (len(unknown_ids) and pc.any(pc.equal(unknown_ids, "")).as_py())
     )
     if not clean:  # find the first bad line, in file order, and say what is wrong with it
-        first_line: dict[str, int] = {}
-        for line, item, label in rows:
-            if not item:
-                fail("expected an item id, got an empty id", line)
-            if not label:
-                fail(f"expected a slice name for {quoted(item)}, got an empty one", line)
-            if label == NO_SLICE:
-                fail(
-                    f"the slice name {quoted(NO_SLICE)} is reserved for the golden items not "
-                    "listed; choose another name",
-                    line,
-                )
-            if item in first_line:
-                where = "entry" if unit == "entry" else unit
-                fail(
-                    f"id {quoted(item)} is listed twice (first on {where} {first_line[item]}); "
-                    "an item is in one slice",
-                    line,
-                )
-            first_line[item] = line
-    digest = hashlib.sha256(
-        "".join(f"{i}\t{s}\n" for i, s in zip(items, labels, strict=True)).encode()
-    )
-    names = {label: k for k, label in enumerate(dict.fromkeys(labels))}
-    index = {item: k for k, item in enumerate(golden_ids)}
-    position = np.array([index.get(item, -1) for item in items], dtype=np.int64)
-    code_of_row = np.array([names[label] for label in labels], dtype=np.int64)
-    known = position >= 0
+        _first_fault(rows if rows[2] is not None else _read_file(raw, name, careful=True), fail)
+    code_of_row = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     codes = np.full(len(golden_ids), -1, dtype=np.int64)
     codes[position[known]] = code_of_row[known]
-    unknown = [items[k] for k in np.flatnonzero(~known)[: MAX_LISTED_UNKNOWN + 1].tolist()]
-    n_unknown = int(np.count_nonzero(~known))
-    ordered = list(names)
+    unknown = unknown_ids[:MAX_LISTED_UNKNOWN].to_pylist()
+    n_unknown = len(unknown_ids)
     if (codes < 0).any():
         codes[codes < 0] = len(ordered)
         ordered.append(NO_SLICE)
@@ -303,14 +360,13 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
         codes = remap[codes]
         ordered = [ordered[k] for k in keep.tolist()]
     warnings = [
-        f"{name}: id {quoted(item)} is not a golden item; it is ignored"
-        for item in unknown[:MAX_LISTED_UNKNOWN]
+        f"{name}: id {quoted(item)} is not a golden item; it is ignored" for item in unknown
     ]
     if n_unknown > MAX_LISTED_UNKNOWN:
         more = n_unknown - MAX_LISTED_UNKNOWN
         warnings.append(f"{name}: {more} more ids are not golden items; they are ignored")
     return SliceAssignment(
-        tuple(ordered), codes, tuple(golden_ids), name, digest.hexdigest(), tuple(warnings)
+        tuple(ordered), codes, golden_ids, name, _digest(ids, labels), tuple(warnings)
     )
 
 
@@ -323,31 +379,83 @@ def slice_counts(grid: Grid, codes: np.ndarray, n_slices: int, items=None) -> li
     return counts_by_slice(grid, codes, n_slices, items)
 
 
-def _split_changes(changes: tuple[Changes, ...], codes: np.ndarray, n_slices: int) -> list:
-    """The whole input's per-metric changes, split by slice (a stable groupby on the rows)."""
+def _split_changes(
+    changes: tuple[Changes, ...], whole_ids: dict, codes: np.ndarray, n_slices: int
+) -> list:
+    """The whole input's per-metric changes, split by slice (a stable groupby on the rows).
+
+    Each metric's arrays are put in slice order once and every slice takes a
+    view of its run; the item ids of each change come from the whole input's
+    (``whole_ids``, per metric and change label, in golden order), split the
+    same way, so no id is looked up twice.
+    """
     from dataclasses import replace
 
+    edges = np.arange(n_slices + 1)
     per_slice: list[list] = [[] for _ in range(n_slices)]
     for c in changes:
-        of_row = codes[c.rows]
+        width = len(c.labels)
+        # Small keys sort by radix: a stable argsort several times faster.
+        kind = np.int16 if n_slices * width < 2**15 else np.int64
+        of_row = codes[c.rows].astype(kind)
         order = np.argsort(of_row, kind="stable")
-        bounds = np.searchsorted(of_row[order], np.arange(n_slices + 1))
+        bounds = np.searchsorted(of_row[order], edges).tolist()
+        rows, change = c.rows[order], c.change[order]
+        counts = tuple(x[order] for x in c.counts)
+        # The ids, grouped by (slice, change label), each group in golden order.
+        key = of_row * width + c.change.astype(kind)
+        by_key = np.argsort(key, kind="stable")
+        cuts = np.searchsorted(key[by_key], np.arange(n_slices * width + 1)).tolist()
+        names = np.empty(len(c.rows), dtype=object)
+        for k, label in enumerate(c.labels):
+            names[c.change == k] = whole_ids[c.metric][label]
+        ordered = names[by_key].tolist()
         for code in range(n_slices):
-            take = order[bounds[code] : bounds[code + 1]]
+            at, to = bounds[code], bounds[code + 1]
+            first = code * width
             per_slice[code].append(
                 replace(
                     c,
-                    rows=c.rows[take],
-                    change=c.change[take],
+                    rows=rows[at:to],
+                    change=change[at:to],
                     counts=(
-                        c.counts[0][take],
-                        c.counts[1][take],
-                        c.counts[2][take],
-                        c.counts[3][take],
+                        counts[0][at:to],
+                        counts[1][at:to],
+                        counts[2][at:to],
+                        counts[3][at:to],
                     ),
+                    ids={
+                        label: tuple(ordered[cuts[first + k] : cuts[first + k + 1]])
+                        for k, label in enumerate(c.labels)
+                    },
                 )
             )
     return [tuple(x) for x in per_slice]
+
+
+def _exact_p_values(changes: tuple[Changes, ...], codes: np.ndarray, n_slices: int) -> None:
+    """Every exact McNemar p-value the slices can ask for, in one vectorised call.
+
+    Per slice and metric: its table, and its table with the missing items as
+    regressed (the sensitivity reading; as unchanged they leave the discordant
+    pairs as they are). :func:`mcnemar_exact` then finds them computed.
+    """
+    from .stats import mcnemar_exact_many
+
+    fixed, regressed = [], []
+    for c in changes:
+        if c.trials is not None:  # repeated trials use the sign-flip test instead
+            continue
+        width = len(c.labels)
+        table = np.bincount(codes[c.rows] * width + c.change, minlength=n_slices * width).reshape(
+            n_slices, width
+        )
+        f, r, m = (table[:, c.labels.index(label)] for label in ("fixed", "regressed", "missing"))
+        fixed += [f, f]
+        regressed += [r, r + m]
+    if fixed:
+        pairs = np.unique(np.stack([np.concatenate(fixed), np.concatenate(regressed)]), axis=1)
+        mcnemar_exact_many(pairs[0], pairs[1])
 
 
 @dataclass(frozen=True)
@@ -434,7 +542,9 @@ def slice_figures(results, assignment: SliceAssignment) -> SliceFigures:
     else:
         shared = slice_counts(grid, codes, n_slices, results.shared)
         compared = [baseline_then_candidate(s, f) for s, f in zip(shared, full, strict=True)]
-    split = _split_changes(results._changes, codes, n_slices)
+    whole_ids = {m.metric: m.ids for m in results.paired.metrics}
+    split = _split_changes(results._changes, whole_ids, codes, n_slices)
+    _exact_p_values(results._changes, codes, n_slices)
     sizes = np.bincount(codes, minlength=n_slices).tolist()
     item_ids = results.data.golden_columns.item_id
     k = METRICS.index("violations")

@@ -63,6 +63,63 @@ def test_split_fields_equals_reference(lines, n_fields, view_last):
         assert found[i] == runs
 
 
+CSV_BYTES = st.lists(
+    st.sampled_from([b"q1", b"Z", b" ", b"\t", b"\r", b"\n", b",", b'"', b"\xc3\xa9", b"-"]),
+    max_size=60,
+).map(b"".join)
+
+PLAIN_FIELD = st.from_regex(r"[A-Za-z0-9_.-]([A-Za-z0-9_. -]{0,6}[A-Za-z0-9_.-])?", fullmatch=True)
+
+
+def _pairs(data: bytes):
+    columns = kernels.split_csv_pairs(data)
+    if columns is None:
+        return None
+    items, labels = (column.to_pylist() for column in columns)
+    return [[item, label] for item, label in zip(items, labels, strict=True)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(CSV_BYTES)
+def test_split_csv_pairs_equals_reference_whenever_it_answers(data):
+    pairs = _pairs(data)
+    if pairs is not None:
+        assert pairs == kernels.split_csv_pairs_reference(data)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(PLAIN_FIELD, st.one_of(PLAIN_FIELD, st.just(""))), min_size=1, max_size=30),
+    st.lists(st.integers(0, 40), max_size=4),
+    st.booleans(),
+)
+def test_split_csv_pairs_answers_for_every_plain_file(rows, empty_lines_after, final_newline):
+    lines = [f"{a},{b}" for a, b in rows]
+    for at in sorted(empty_lines_after, reverse=True):
+        lines.insert(min(at, len(lines)), "")
+    data = ("\n".join(lines) + ("\n" if final_newline else "")).encode()
+    assert _pairs(data) == [list(r) for r in rows] == kernels.split_csv_pairs_reference(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n\n",
+        b'id,slice\nq1,"hard"\n',  # a quote
+        b"id,slice\nq1,hard,x\n",  # three fields
+        b"id,slice\nq1\n",  # one field
+        b"id,slice\nq1, hard\n",  # a space a reader strips
+        b"id,slice\nq1 ,hard\n",
+        b"id,slice\r\nq1,hard\r\n",  # a carriage return
+        b"id,slice\nq1,h\tard\n",  # a tab
+        "id,slice\nq1,h\u00e9\n".encode(),  # not ASCII
+    ],
+)
+def test_split_csv_pairs_leaves_anything_but_plain_to_the_careful_reader(data):
+    assert kernels.split_csv_pairs(data) is None
+
+
 @pytest.mark.parametrize(
     ("field", "expected"),
     [

@@ -405,3 +405,73 @@ def test_plot_slices_draws_one_row_per_slice():
     ax = be.plot_slices(ev)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["$x$", "hard", "(none)"]
     assert not math.isnan(ax.get_xlim()[1])
+
+
+# --- reading a slices file: the column-wise reader equals the line-by-line one -----------
+
+_GOOD_LINES = st.lists(
+    st.tuples(
+        st.sampled_from(["q1", "q2", "q3", "q4", "zz", "yy"]),
+        st.sampled_from(["easy", "hard", "a b", "lab"]),
+    ),
+    unique_by=lambda pair: pair[0],
+    max_size=6,
+).map(lambda pairs: [f"{item},{label}" for item, label in pairs])
+
+#: One line a plain reader must leave alone, or that is wrong: each is tried somewhere.
+_ODD_LINE = st.sampled_from(
+    ["", '"q1",easy', "q2,hard,x", "q4", "q1,h\u00e9", '"q1,easy', " q2,easy", "q3 ,hard"]
+    + [",", "q1,", "zz,(none)", "q1,easy", "q2,\thard"]
+)
+
+SLICE_FILE_LINES = st.tuples(_GOOD_LINES, st.lists(_ODD_LINE, max_size=1), st.integers(0, 6)).map(
+    lambda drawn: drawn[0][: drawn[2]] + drawn[1] + drawn[0][drawn[2] :]
+)
+
+
+def _assign_or_error(raw: bytes, careful: bool):
+    import io
+    from unittest import mock
+
+    from buddy_eval import _slices
+
+    stream = io.BytesIO(raw)
+    stream.name = "s.csv"
+    data = be.load(be_example())
+    reader = (lambda _: None) if careful else _slices.split_csv_pairs
+    with mock.patch.object(_slices, "split_csv_pairs", reader):
+        try:
+            found = be.assign_slices(stream, data)
+        except InputError as error:
+            return str(error)
+    return (found.names, found.codes.tolist(), found.digest, found.warnings)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    SLICE_FILE_LINES,
+    st.sampled_from(["id,slice", "id, slice", "item,slice", ""]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_the_plain_file_reader_equals_the_careful_one(lines, header, newline, bom, last):
+    text = newline.join([header, *lines]) + (newline if last else "")
+    raw = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    fast = _assign_or_error(raw, careful=False)
+    assert fast == _assign_or_error(raw, careful=True)
+    if isinstance(fast, tuple):  # the digest is of the stripped id<TAB>slice lines, in order
+        import csv
+        import hashlib
+
+        rows = [r for r in csv.reader(text.splitlines()[1:]) if r]
+        expected = "".join(f"{a.strip()}\t{b.strip()}\n" for a, b in rows)
+        assert fast[2] == hashlib.sha256(expected.encode()).hexdigest()
+
+
+def test_the_digest_of_a_fixed_file_does_not_change(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("id,slice\nq1,easy\nq2,hard\nq4,hard\n")
+    digest = be.assign_slices(str(path), be.load(be_example())).digest
+    # sha256(b"q1\teasy\nq2\thard\nq4\thard\n"), the form a ledger has always stored
+    assert digest == "24a6ece390149390d1cf2e6415cc86e13ddaf076c3d7d829c5da08faf7d38e1b"
