@@ -358,8 +358,9 @@ def clean_notebook(nb, *, with_code: bool = False):
 
     Drops cells tagged :data:`HIDE_TAG`, stderr output, and (without code)
     code cells that show nothing; numbers the remaining cells ``cell-1``,
-    ``cell-2``, ...; keeps only the ``tags`` of cell metadata and only
-    ``kernelspec`` and ``language_info`` of the notebook's.
+    ``cell-2``, ...; joins the pieces of one stream a kernel sent apart;
+    keeps only the ``tags`` of cell metadata and only ``kernelspec`` and
+    ``language_info`` of the notebook's.
     """
     nb = copy.deepcopy(nb)
     cells: list = []
@@ -369,7 +370,7 @@ def clean_notebook(nb, *, with_code: bool = False):
             continue
         if cell.cell_type == "code":
             # only stream outputs have a name: this drops stderr
-            cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
+            cell.outputs = _coalesced([o for o in cell.outputs if o.get("name") != "stderr"])
             if not with_code and (not cell.outputs or tags & _PARAMETER_TAGS):
                 continue
             cell.execution_count = None
@@ -382,6 +383,28 @@ def clean_notebook(nb, *, with_code: bool = False):
     nb.cells = cells
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
     return nb
+
+
+def _coalesced(outputs: list) -> list:
+    """Consecutive outputs of one stream as one output.
+
+    The kernel sends a cell's printed text in pieces cut by a flush timer,
+    so where one piece ends depends on how fast the cell ran; joined, the
+    report is the same on every run.
+    """
+    out: list = []
+    for output in outputs:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and output.get("output_type") == "stream"
+            and last.get("output_type") == "stream"
+            and output.get("name") == last.get("name")
+        ):
+            last.text = "".join(last.text) + "".join(output.text)
+            continue
+        out.append(output)
+    return out
 
 
 def export_body(nb, *, with_code: bool = False) -> str:

@@ -18,6 +18,7 @@ all computed by the one statistics core, :mod:`buddy_eval.stats`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,65 @@ _MISSING = CHANGES.index("missing")
 _TRIAL_MISSING = TRIAL_CHANGES.index("missing")
 
 
+class ChangeIds(Mapping):
+    """The item ids of every change label, each tuple made on first use.
+
+    A mapping from change label to the tuple of its item ids in golden
+    order, like a dict. It holds the golden rows of all the compared items
+    grouped by label (``rows[cuts[k]:cuts[k + 1]]`` are those of label
+    ``k``) and looks their ids up in ``item_ids`` only when a label is read,
+    so an id list nobody reads (``both pass`` on a large golden set) costs
+    nothing.
+
+    Examples
+    --------
+    >>> ids = be.evaluate("data/example.txt").paired["citation"].ids
+    >>> ids["fixed"], ids.count("both pass")
+    (('q3',), 2)
+    >>> ids
+    {'both pass': ('q1', 'q2'), 'both fail': (), 'fixed': ('q3',), 'regressed': (), 'missing': ()}
+    """
+
+    __slots__ = ("_cuts", "_item_ids", "_labels", "_made", "_rows")
+
+    def __init__(self, labels: tuple[str, ...], item_ids, rows: np.ndarray, cuts: list[int]):
+        self._labels, self._item_ids, self._rows, self._cuts = labels, item_ids, rows, cuts
+        self._made: dict[str, tuple[str, ...]] = {}
+
+    @classmethod
+    def of(cls, labels: tuple[str, ...], change: np.ndarray, rows: np.ndarray, item_ids):
+        """The ids of ``rows`` (golden rows) grouped by their ``change`` (index into labels)."""
+        order = np.argsort(change, kind="stable")
+        cuts = np.searchsorted(change[order], np.arange(len(labels) + 1)).tolist()
+        return cls(labels, item_ids, rows[order], cuts)
+
+    def count(self, label: str) -> int:
+        """How many items have the change ``label``, without making their ids."""
+        k = self._labels.index(label)
+        return self._cuts[k + 1] - self._cuts[k]
+
+    def __getitem__(self, label: str) -> tuple[str, ...]:
+        made = self._made.get(label)
+        if made is None:
+            if label not in self._labels:
+                raise KeyError(label)
+            import pyarrow as pa
+
+            k = self._labels.index(label)
+            rows = pa.array(self._rows[self._cuts[k] : self._cuts[k + 1]], pa.int64())
+            made = self._made[label] = tuple(self._item_ids.take(rows).to_pylist())
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._labels)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
 @dataclass(frozen=True)
 class Changes:
     """Per-metric paired outcomes as arrays (what :func:`item_changes` tabulates).
@@ -93,9 +153,9 @@ class Changes:
         trial is a result (0 or 1 of each).
     repeated : bool
         The input has repeated trials.
-    ids : dict of str to tuple of str, or None
+    ids : ChangeIds or None
         The item ids of each change label, in golden order, when they are
-        already known (a slice's, split from the whole input's); None: they
+        already grouped (a slice's, split with the whole input's); None: they
         are looked up from :attr:`rows`.
     """
 
@@ -104,7 +164,7 @@ class Changes:
     change: np.ndarray
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     repeated: bool = False
-    ids: dict[str, tuple[str, ...]] | None = None
+    ids: ChangeIds | None = None
 
     @property
     def trials(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -301,9 +361,9 @@ class MetricComparison:
     item_type : str
     table : PairedTable
         The paired 2x2 table over items with a result in both versions.
-    ids : dict of str to tuple of str
+    ids : ChangeIds
         Item ids per change label (``fixed``, ``regressed``, ``missing``, ...),
-        in golden order.
+        in golden order: a mapping of label to tuple, like a dict.
     baseline, candidate : VersionRate
     ready : bool
         Enough pairs for a p-value and a difference interval.
@@ -359,7 +419,7 @@ class MetricComparison:
     metric: str
     item_type: str
     table: PairedTable
-    ids: dict = field(repr=False)
+    ids: Mapping = field(repr=False)
     baseline: VersionRate
     candidate: VersionRate
     ready: bool
@@ -622,14 +682,9 @@ def _compare_metric(
     """
     import pyarrow as pa
 
-    ids = c.ids
-    if ids is None:
-        ids = {
-            label: tuple(item_ids.take(pa.array(c.rows[c.change == k], pa.int64())).to_pylist())
-            for k, label in enumerate(c.labels)
-        }
-    table = PairedTable(*(len(ids[k]) for k in ("both pass", "fixed", "regressed", "both fail")))
-    missing, measured = len(ids["missing"]), len(c.rows) > 0
+    ids = c.ids if c.ids is not None else ChangeIds.of(c.labels, c.change, c.rows, item_ids)
+    table = PairedTable(*map(ids.count, ("both pass", "fixed", "regressed", "both fail")))
+    missing, measured = ids.count("missing"), len(c.rows) > 0
     trial = required_n = discordance = observed = bound = sensitivity = None
     bound_method: str | None = None
     if c.trials is None:

@@ -380,16 +380,18 @@ def slice_counts(grid: Grid, codes: np.ndarray, n_slices: int, items=None) -> li
 
 
 def _split_changes(
-    changes: tuple[Changes, ...], whole_ids: dict, codes: np.ndarray, n_slices: int
+    changes: tuple[Changes, ...], item_ids: pa.Array, codes: np.ndarray, n_slices: int
 ) -> list:
     """The whole input's per-metric changes, split by slice (a stable groupby on the rows).
 
     Each metric's arrays are put in slice order once and every slice takes a
-    view of its run; the item ids of each change come from the whole input's
-    (``whole_ids``, per metric and change label, in golden order), split the
-    same way, so no id is looked up twice.
+    view of its run; the rows are also grouped by slice and change label once
+    per metric, and each slice's :class:`ChangeIds` looks up the ids of its
+    groups in ``item_ids`` (golden order) when they are read.
     """
     from dataclasses import replace
+
+    from ._paired import ChangeIds
 
     edges = np.arange(n_slices + 1)
     per_slice: list[list] = [[] for _ in range(n_slices)]
@@ -406,10 +408,7 @@ def _split_changes(
         key = of_row * width + c.change.astype(kind)
         by_key = np.argsort(key, kind="stable")
         cuts = np.searchsorted(key[by_key], np.arange(n_slices * width + 1)).tolist()
-        names = np.empty(len(c.rows), dtype=object)
-        for k, label in enumerate(c.labels):
-            names[c.change == k] = whole_ids[c.metric][label]
-        ordered = names[by_key].tolist()
+        grouped = c.rows[by_key]
         for code in range(n_slices):
             at, to = bounds[code], bounds[code + 1]
             first = code * width
@@ -424,10 +423,7 @@ def _split_changes(
                         counts[2][at:to],
                         counts[3][at:to],
                     ),
-                    ids={
-                        label: tuple(ordered[cuts[first + k] : cuts[first + k + 1]])
-                        for k, label in enumerate(c.labels)
-                    },
+                    ids=ChangeIds(c.labels, item_ids, grouped, cuts[first : first + width + 1]),
                 )
             )
     return [tuple(x) for x in per_slice]
@@ -542,11 +538,10 @@ def slice_figures(results, assignment: SliceAssignment) -> SliceFigures:
     else:
         shared = slice_counts(grid, codes, n_slices, results.shared)
         compared = [baseline_then_candidate(s, f) for s, f in zip(shared, full, strict=True)]
-    whole_ids = {m.metric: m.ids for m in results.paired.metrics}
-    split = _split_changes(results._changes, whole_ids, codes, n_slices)
+    item_ids = results.data.golden_columns.item_id
+    split = _split_changes(results._changes, item_ids, codes, n_slices)
     _exact_p_values(results._changes, codes, n_slices)
     sizes = np.bincount(codes, minlength=n_slices).tolist()
-    item_ids = results.data.golden_columns.item_id
     k = METRICS.index("violations")
     paired: list[PairedComparison] = []
     for code in range(n_slices):

@@ -213,6 +213,30 @@ def test_two_runs_give_identical_self_contained_reports(tmp_path):
     assert not re.search(r"\b20\d\d-\d\d-\d\d", text)  # no date unless given
 
 
+def test_the_pieces_of_one_stream_are_joined_whatever_the_kernel_timing():
+    import nbformat
+
+    def stream(name, text):
+        return nbformat.v4.new_output("stream", name=name, text=text)
+
+    cell = nbformat.v4.new_code_cell("print(...)")
+    cell.outputs = [
+        stream("stdout", "a\n"),
+        stream("stderr", "noise\n"),
+        stream("stdout", ["b\n", "c\n"]),
+        nbformat.v4.new_output("display_data", data={"text/plain": "x"}),
+        stream("stdout", "d\n"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    outputs = notebook_report.clean_notebook(nb).cells[0].outputs
+    assert [(o.output_type, o.get("text")) for o in outputs] == [
+        ("stream", "a\nb\nc\n"),
+        ("display_data", None),
+        ("stream", "d\n"),
+    ]
+    assert nb.cells[0].outputs[0].text == "a\n"  # the executed notebook is left as it was
+
+
 def test_report_opens_with_the_verdict_banner_and_provenance(tmp_path):
     import buddy_eval
 
