@@ -337,7 +337,7 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
     clean = (
         "" not in ordered
         and NO_SLICE not in ordered
-        and int(np.bincount(position[known], minlength=1).max(initial=0)) <= 1
+        and not bool((np.bincount(position[known], minlength=1) > 1).any())
         and (len(unknown_ids) == 0 or pc.count_distinct(unknown_ids).as_py() == len(unknown_ids))
         and not (len(unknown_ids) and pc.any(pc.equal(unknown_ids, "")).as_py())
     )
