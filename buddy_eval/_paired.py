@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -667,15 +667,16 @@ def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> Vers
     return VersionRate(version, gate, all_pass, len(n), observed, interval, mean, method)
 
 
-def _compare_metric(
+def _metric_fields(
     c: Changes,
     item_ids,
     values: tuple,
     labels: tuple[str, str],
     settings: Settings,
     sample_size: bool = True,
-) -> MetricComparison:
-    """Every paired figure of one metric: the counts, then the figures, then the reading.
+) -> dict[str, Any]:
+    """Every paired figure of one metric (the fields of its :class:`MetricComparison` but
+    ``p_holm``): the counts, then the figures, then the reading.
 
     One result per item: Newcombe, exact McNemar, the exact sample size.
     Repeated trials: the same intervals on item rates, the sign-flip test on items.
@@ -695,8 +696,9 @@ def _compare_metric(
             bound = noninferiority_bound(table, settings.confidence)
             bound_method = NEWCOMBE_METHOD
         if missing and measured:
-            as_regressed = replace(table, regressed=table.regressed + missing)
-            as_unchanged = replace(table, both_fail=table.both_fail + missing)
+            pairs = (table.both_pass, table.fixed, table.regressed, table.both_fail)
+            as_regressed = PairedTable(*pairs[:2], pairs[2] + missing, pairs[3])
+            as_unchanged = PairedTable(*pairs[:3], pairs[3] + missing)
             sensitivity = {
                 "regressed": _sensitivity(as_regressed, settings),
                 "unchanged": _sensitivity(as_unchanged, settings),
@@ -743,26 +745,26 @@ def _compare_metric(
         _version_rate(label, c.counts[j], c.counts[j + 1], value, settings, c.repeated)
         for j, label, value in zip((0, 2), labels, values, strict=True)
     )
-    return MetricComparison(
-        metric=c.metric,
-        item_type=ITEM_TYPE_OF[c.metric],
-        table=table,
-        ids=ids,
-        baseline=baseline,
-        candidate=candidate,
-        ready=ready,
-        diff_ci=diff_ci,
-        p_value=p_value,
-        required_n=required_n,
-        assumed_discordance=discordance,
-        observed_discordance=observed,
-        reading=_reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
-        sensitivity=sensitivity,
-        noninferiority_bound=bound,
-        noninferior=noninferior,
-        trials=trial,
-        bound_method=bound_method,
-    )
+    return {
+        "metric": c.metric,
+        "item_type": ITEM_TYPE_OF[c.metric],
+        "table": table,
+        "ids": ids,
+        "baseline": baseline,
+        "candidate": candidate,
+        "ready": ready,
+        "diff_ci": diff_ci,
+        "p_value": p_value,
+        "required_n": required_n,
+        "assumed_discordance": discordance,
+        "observed_discordance": observed,
+        "reading": _reading(diff_ci, p_value, settings.alpha, trial) if ready else None,
+        "sensitivity": sensitivity,
+        "noninferiority_bound": bound,
+        "noninferior": noninferior,
+        "trials": trial,
+        "bound_method": bound_method,
+    }
 
 
 def compare_versions(
@@ -802,8 +804,8 @@ def compare_versions(
     """
 
     labels = (baseline, candidate)
-    metrics = [
-        _compare_metric(
+    fields = [
+        _metric_fields(
             c,
             item_ids,
             (baseline_values[c.metric], candidate_values[c.metric]),
@@ -813,8 +815,8 @@ def compare_versions(
         )
         for c in changes
     ]
-    adjusted = holm([m.p_value for m in metrics])
-    metrics = [replace(m, p_holm=p) for m, p in zip(metrics, adjusted, strict=True)]
+    adjusted = holm([f["p_value"] for f in fields])
+    metrics = [MetricComparison(**f, p_holm=p) for f, p in zip(fields, adjusted, strict=True)]
     base_bound, cand_bound = (
         ViolationBound(
             version, k, n, exact_upper_bound(k, n, settings.confidence) if n else math.nan

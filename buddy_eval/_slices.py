@@ -18,7 +18,9 @@ import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from fractions import Fraction
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -79,7 +81,10 @@ class SliceAssignment:
         Where the assignment came from (a path, ``<slices DataFrame>``, ``<slices mapping>``).
     digest : str
         SHA-256 of the assignment (``id,slice`` lines in the order given): what
-        identifies it in a ledger.
+        identifies it in a ledger. Computed when first read (only a ledger
+        and the JSON report ask for it).
+    rows : pair of pyarrow.Array
+        The assignment's ids and slice names, stripped, in the order given.
     warnings : tuple of str
         Ids of the assignment that are not golden items.
 
@@ -97,8 +102,13 @@ class SliceAssignment:
     codes: np.ndarray
     item_ids: pa.Array
     source: str
-    digest: str
+    rows: tuple[pa.Array, pa.Array] = dataclass_field(repr=False)
     warnings: tuple[str, ...] = ()
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the ``id<TAB>slice`` lines of :attr:`rows`, computed once."""
+        return _digest(*self.rows)
 
     def of(self) -> dict[str, str]:
         """Every golden item's slice, by id, in golden order."""
@@ -365,9 +375,7 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
     if n_unknown > MAX_LISTED_UNKNOWN:
         more = n_unknown - MAX_LISTED_UNKNOWN
         warnings.append(f"{name}: {more} more ids are not golden items; they are ignored")
-    return SliceAssignment(
-        tuple(ordered), codes, golden_ids, name, _digest(ids, labels), tuple(warnings)
-    )
+    return SliceAssignment(tuple(ordered), codes, golden_ids, name, (ids, labels), tuple(warnings))
 
 
 def slice_counts(grid: Grid, codes: np.ndarray, n_slices: int, items=None) -> list[Counts]:

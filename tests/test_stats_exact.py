@@ -286,6 +286,55 @@ def test_mcnemar_exact_many_equals_the_one_table_function_exactly():
     assert mcnemar_exact_many([], []).tolist() == []
 
 
+def _newcombe_with_fractions(a, b, c, d, z):
+    """The paired interval as the docstring writes it, every share an exact Fraction."""
+    n = a + b + c + d
+    p1, p2 = Fraction(a + b, n), Fraction(a + c, n)
+
+    def wilson(p):
+        share, scale = float(p), 1 + z * z / n
+        centre = (share + z * z / (2 * n)) / scale
+        half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / scale
+        return (
+            0.0 if p == 0 else max(0.0, centre - half),
+            1.0 if p == 1 else min(1.0, centre + half),
+        )
+
+    (l1, u1), (l2, u2) = wilson(p1), wilson(p2)
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    cross = a * d - b * c
+    if margins == 0 or 0 <= cross <= Fraction(n, 2):
+        phi = 0.0
+    elif cross > Fraction(n, 2):
+        phi = (cross - n / 2) / math.sqrt(margins)
+    else:
+        phi = cross / math.sqrt(margins)
+    f1, f2 = float(p1), float(p2)
+    down = (f1 - l1) ** 2 - 2 * phi * (f1 - l1) * (u2 - f2) + (u2 - f2) ** 2
+    up = (u1 - f1) ** 2 - 2 * phi * (u1 - f1) * (f2 - l2) + (f2 - l2) ** 2
+    return (
+        max(-1.0, f1 - f2 - math.sqrt(max(down, 0.0))),
+        min(1.0, f1 - f2 + math.sqrt(max(up, 0.0))),
+    ), (wilson(p1), wilson(p2))
+
+
+def test_whole_counts_give_the_intervals_of_exact_fractions_bit_for_bit():
+    # Whole counts take a shortcut (a share is a / n, no Fraction): the same floats.
+    rng = random.Random(20261206)
+    tables = [tuple(rng.randrange(0, k) for _ in range(4)) for k in (3, 12, 400, 10**6)]
+    tables = [t for t in tables * 50 if sum(t)] + [(0, 0, 0, 5), (5, 0, 0, 0), (1, 0, 0, 0)]
+    tables += [tuple(rng.randrange(0, 9) for _ in range(4)) for _ in range(3000)]
+    for confidence in (0.95, 0.9, 0.99):
+        z = proportions._z(confidence)
+        for a, b, c, d in (t for t in tables if sum(t)):
+            expected, (candidate, baseline) = _newcombe_with_fractions(a, b, c, d, z)
+            assert paired_diff_interval(a, b, c, d, confidence) == expected
+            n = a + b + c + d
+            assert proportions.newcombe_score(Fraction(a + b), a + c, a, n, z) == expected
+            assert proportions.wilson_interval(a + b, n, confidence) == candidate
+            assert proportions.wilson_interval(a + c, n, confidence) == baseline
+
+
 def test_mcnemar_exact_many_is_symmetric_and_exact_at_large_n():
     fixed, regressed = [10, 1000, 2000], [40, 1100, 2000]
     assert mcnemar_exact_many(fixed, regressed).tolist() == (

@@ -18,6 +18,8 @@ def _check_count(name: str, value, minimum: int = 0) -> int:
 
 
 def _check_open_unit(name: str, value) -> float:
+    if type(value) is float and 0 < value < 1:  # the common case, without the ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < cast(float, value) < 1:
         raise InputError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
     return float(value)

@@ -125,7 +125,8 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     confidence = _check_open_unit("confidence", confidence)
     if n == 0:
         return (math.nan, math.nan)
-    return wilson_score(Fraction(successes, n), n, _z(confidence))
+    # successes / n is float(Fraction(successes, n)): both are correctly rounded.
+    return _wilson_ends(successes / n, n, z=_z(confidence), zero=successes == 0, one=successes == n)
 
 
 def wilson_score(p: Fraction, n: int, z: float) -> tuple[float, float]:
@@ -136,13 +137,18 @@ def wilson_score(p: Fraction, n: int, z: float) -> tuple[float, float]:
     that mean and ``n`` the number of items. ``p`` of exactly 0 or 1 gives
     exactly 0 or 1 as that end.
     """
-    share = float(p)
+    return _wilson_ends(float(p), n, z, p == 0, p == 1)
+
+
+def _wilson_ends(share: float, n: int, z: float, zero: bool, one: bool) -> tuple[float, float]:
+    """:func:`wilson_score` of the share rounded to a float; ``zero`` and ``one`` say
+    whether the exact share is 0 or 1."""
     scale = 1 + z * z / n
     centre = (share + z * z / (2 * n)) / scale
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / scale
     # Clamp the rounding dust at the ends: 0/n must give exactly 0 as its low end.
-    low = 0.0 if p == 0 else max(0.0, centre - half)
-    high = 1.0 if p == 1 else min(1.0, centre + half)
+    low = 0.0 if zero else max(0.0, centre - half)
+    high = 1.0 if one else min(1.0, centre + half)
     return (low, high)
 
 
@@ -324,18 +330,19 @@ def newcombe_score(
     exact; with 0/1 outcomes they are ``ad - bc`` and the 2x2 table's
     margins. Each version's interval is :func:`wilson_score` over ``n``.
     """
-    p1, p2 = Fraction(candidate_sum, n), Fraction(baseline_sum, n)
-    l1, u1 = wilson_score(p1, n, z)
-    l2, u2 = wilson_score(p2, n, z)
+    # Each share as a float, correctly rounded (whole sums need no Fraction for it).
+    f1 = candidate_sum / n if type(candidate_sum) is int else float(Fraction(candidate_sum, n))
+    f2 = baseline_sum / n if type(baseline_sum) is int else float(Fraction(baseline_sum, n))
+    l1, u1 = _wilson_ends(f1, n, z, candidate_sum == 0, candidate_sum == n)
+    l2, u2 = _wilson_ends(f2, n, z, baseline_sum == 0, baseline_sum == n)
     margins = candidate_sum * (n - candidate_sum) * baseline_sum * (n - baseline_sum)
     cross = n * product_sum - candidate_sum * baseline_sum
-    if margins == 0 or 0 <= cross <= Fraction(n, 2):
+    if margins == 0 or 0 <= 2 * cross <= n:
         phi = 0.0
-    elif cross > Fraction(n, 2):
+    elif 2 * cross > n:
         phi = (float(cross) - n / 2) / math.sqrt(margins)
     else:
         phi = float(cross) / math.sqrt(margins)
-    f1, f2 = float(p1), float(p2)
     diff = f1 - f2
     down = (f1 - l1) ** 2 - 2 * phi * (f1 - l1) * (u2 - f2) + (u2 - f2) ** 2
     up = (u1 - f1) ** 2 - 2 * phi * (u1 - f1) * (f2 - l2) + (f2 - l2) ** 2
