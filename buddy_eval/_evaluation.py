@@ -7,9 +7,10 @@ The results never import their views; this module sits above both.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
-from ._loading import load
+from ._loading import EvalInput, load
 from ._results import BaselineScope, Results
 
 if TYPE_CHECKING:
@@ -134,9 +135,18 @@ def evaluate(
     >>> ev.has_trials, ev.paired["correctness"].ready
     (True, True)
     """
-    return Evaluation(
-        load(data, trials=trials), baseline, candidate, settings, scope=scope, slices=slices
-    )
+    if isinstance(slices, (str, os.PathLike)) and not isinstance(data, EvalInput):
+        # The slices file is read on the other core while the input loads; an error
+        # in the input is still the one reported first.
+        from ._kernels import in_parallel
+        from ._slices import read_slices_file
+
+        loaded, slices = in_parallel(
+            lambda: load(data, trials=trials), lambda: read_slices_file(slices)
+        )
+    else:
+        loaded = load(data, trials=trials)
+    return Evaluation(loaded, baseline, candidate, settings, scope=scope, slices=slices)
 
 
 def report(source: InputSource, baseline: str = "OLD", candidate: str = "NEW") -> Report:

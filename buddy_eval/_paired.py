@@ -655,11 +655,12 @@ def _version_rate(version, n, k, gate, settings: Settings, trials: bool) -> Vers
     With one trial the rates are 0 or 1 and the interval is the one-trial Wilson, computed
     from the counts (exactly the same figures, without a Fraction per item).
     """
-    tried = n > 0
-    all_pass, observed = int(np.count_nonzero(tried & (k == n))), int(np.count_nonzero(tried))
-    if not trials:
+    if not trials:  # n and k are 0 or 1: k is 1 exactly where the item has a result and passes
+        all_pass, observed = int(np.count_nonzero(k)), int(np.count_nonzero(n))
         ci = wilson_interval(all_pass, observed, settings.confidence)
         return VersionRate(version, gate, all_pass, len(n), observed, ci)
+    tried = n > 0
+    all_pass, observed = int(np.count_nonzero(tried & (k == n))), int(np.count_nonzero(tried))
     sums = _rate_sums(count_rows(n[tried], k[tried]))
     mean = sums.mean if observed else None
     interval = rate_interval_from_sums(sums, settings.confidence)

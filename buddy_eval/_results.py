@@ -120,7 +120,18 @@ class Results:
         # cost nothing until someone asks for every version's items.
         self.scope = scope
         self.shared = None if scope is None else _shared_mask(scope.items, len(data.golden_columns))
-        self._grid = score_grid(data, [baseline, candidate])
+        self.slice_assignment = None
+        if slices is None:
+            self._grid = score_grid(data, [baseline, candidate])
+        else:  # the slices module is loaded only for slices
+            from ._kernels import in_parallel
+            from ._slices import assign_slices
+
+            # Scoring and setting the slices against the golden items share the two cores.
+            self._grid, self.slice_assignment = in_parallel(
+                lambda: score_grid(data, [baseline, candidate]),
+                lambda: assign_slices(slices, data),
+            )
         full = grid_counts(self._grid)
         if self.shared is None:
             self._counts = self._shared_counts = full
@@ -143,11 +154,6 @@ class Results:
             self.decision = decide(
                 self._counts, data.thresholds, baseline, candidate, shared=self._compared_only
             )
-        self.slice_assignment = None
-        if slices is not None:  # the slices module is loaded only for slices
-            from ._slices import assign_slices
-
-            self.slice_assignment = assign_slices(slices, data)
         if self.settings.slice_rule is not None:
             if self.slice_assignment is None:
                 raise InputError(

@@ -707,11 +707,6 @@ def _counts_of(
         inside = np.tile(np.asarray(items, dtype=bool), n_versions)
         is_answer = is_answer & inside
 
-    def count(mask: np.ndarray) -> np.ndarray:
-        if keys is None:
-            return np.count_nonzero(mask.reshape(shape), axis=1)
-        return np.bincount(keys[mask], minlength=n_groups)
-
     def grouped(values: np.ndarray) -> np.ndarray:
         return values.reshape(shape) if keys is None else values
 
@@ -723,18 +718,18 @@ def _counts_of(
         if inside is not None and ITEM_TYPE_OF[metric] != "ANSWER":
             applies = applies & inside
         passes = tallies[metric]
-        if metric == "violations":
-            denominator.append(count(applies))
-            missed.append(count(applies & (trials == 0)))
-            numerator.append(count(applies & (passes > 0)).tolist())
-            scale.append([1] * n_groups)
-            continue
+        if metric == "violations":  # the items answered in any trial
+            passes = passes > 0
         # Per group and trial count: the items, and their passing trials.
         cells, sums = kernels.sums_by_count(
             grouped(trials), grouped(passes), grouped(applies), keys, n_groups
         )
         denominator.append(cells.sum(axis=1))
         missed.append(cells[:, 0])
+        if metric == "violations":
+            numerator.append(sums.sum(axis=1).tolist())
+            scale.append([1] * n_groups)
+            continue
         nums, scales = [], []
         for g in range(n_groups):
             counts = (np.flatnonzero(cells[g, 1:]) + 1).tolist()

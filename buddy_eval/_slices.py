@@ -139,6 +139,32 @@ def _file_bytes(path) -> tuple[bytes, str]:
     return read_input_bytes(path, "the slices file"), os.fspath(path)  # a device is refused
 
 
+@dataclass(frozen=True, eq=False)
+class SliceFile:
+    """A slices CSV file read and split into rows, not yet set against a golden set
+    (:func:`read_slices_file`; :func:`assign_slices` takes it as it takes the path)."""
+
+    name: str
+    raw: bytes
+    rows: _Rows
+
+
+def read_slices_file(path) -> SliceFile:
+    """Read the slices CSV file ``path`` (a path or a binary stream) into rows.
+
+    What does not need the golden set: the evaluation reads the file with
+    this on the other core while it loads the input.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, or it is malformed (no header ``id,slice``,
+        a line without exactly two fields, not UTF-8), with the line.
+    """
+    raw, name = _file_bytes(path)
+    return SliceFile(name, raw, _read_file(raw, name))
+
+
 def _read_file(raw: bytes, name: str, *, careful: bool = False) -> _Rows:
     """The rows of a slices CSV file.
 
@@ -276,9 +302,10 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
 
     Parameters
     ----------
-    slices : str, os.PathLike, binary file, pandas.DataFrame, mapping or SliceAssignment
+    slices : str, os.PathLike, binary file, SliceFile, pandas.DataFrame, mapping or SliceAssignment
         A CSV file (a path, or a binary stream of its bytes, named by its
-        ``name``) with the header ``id,slice`` and one item a line; a
+        ``name``; or the file already read by :func:`read_slices_file`)
+        with the header ``id,slice`` and one item a line; a
         DataFrame with the columns ``id`` and ``slice``; or a mapping from
         item id to slice name. An assignment already built for ``data`` is
         returned as it is.
@@ -312,8 +339,9 @@ def assign_slices(slices: Any, data) -> SliceAssignment:
         return slices
     raw = b""
     if isinstance(slices, (str, os.PathLike)) or hasattr(slices, "read"):
-        raw, name = _file_bytes(slices)
-        rows, unit = _read_file(raw, name), "line"
+        slices = read_slices_file(slices)
+    if isinstance(slices, SliceFile):
+        raw, name, rows, unit = slices.raw, slices.name, slices.rows, "line"
     elif isinstance(slices, Mapping):
         name, unit = "<slices mapping>", "entry"
         rows = _read_pairs(slices.items(), name, unit)

@@ -257,6 +257,11 @@ def test_sums_by_count_equals_reference(cells):
         [0] * len(cells), ones.astype(int).tolist(), passed.astype(int).tolist(), where.tolist()
     )
     assert _per_count(*got) == want
+    got = kernels.sums_by_count(ones.view(np.uint8), passed, where, groups, 3)
+    want = kernels.sums_by_count_reference(
+        groups.tolist(), ones.astype(int).tolist(), passed.astype(int).tolist(), where.tolist()
+    )
+    assert _per_count(*got) == want
 
 
 TEXT_WORDS = ["c++", "a.b", "(x)", "Class", "straße", "STRASSE", "ﬁ", "fi", "K", "ſ", "İ", "i̇"]

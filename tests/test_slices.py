@@ -303,6 +303,21 @@ def test_a_missing_slices_file_is_an_input_error(tmp_path):
     assert err.decode().startswith("buddy-eval: error: nope.csv: cannot read the slices file")
 
 
+def test_the_input_error_comes_before_the_slices_file_error(tmp_path):
+    # The slices file is read while the input loads: the input's error is still the first.
+    (tmp_path / "bad.txt").write_text("THRESHOLDS 0.5 0.5\n")
+    (tmp_path / "s.csv").write_text("id,slice\nq1,easy,extra\n")
+    status, out, err = cli("bad.txt", "--slices", "s.csv", cwd=tmp_path)
+    assert (status, out) == (2, b"")
+    assert err.decode().startswith("buddy-eval: error: bad.txt:1: ")
+    with pytest.raises(be.InputError) as raised:
+        be.evaluate(tmp_path / "bad.txt", slices=tmp_path / "nope.csv")
+    assert raised.value.source == str(tmp_path / "bad.txt")
+    with pytest.raises(be.InputError) as raised:
+        be.evaluate(be_example(), slices=tmp_path / "nope.csv")
+    assert str(raised.value).startswith(f"{tmp_path / 'nope.csv'}: cannot read the slices file")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -145,11 +145,16 @@ def reading(diff_ci: tuple[float, float], p_value: float, alpha: float = 0.05) -
     except (TypeError, ValueError):
         raise InputError(f"diff_ci must be a (low, high) pair, got {diff_ci!r}") from None
     for value in (low, high):
+        if type(value) is float and not math.isnan(value):  # the common case, no ABC check
+            continue
         if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
             raise InputError(f"diff_ci must be a (low, high) pair of numbers, got {diff_ci!r}")
     if low > high:
         raise InputError(f"diff_ci must have low <= high, got {diff_ci!r}")
-    if isinstance(p_value, bool) or not isinstance(p_value, Real) or not 0 <= p_value <= 1:
+    plain = type(p_value) is float and 0 <= p_value <= 1  # the common case, no ABC check
+    if not plain and (
+        isinstance(p_value, bool) or not isinstance(p_value, Real) or not 0 <= p_value <= 1
+    ):
         raise InputError(f"p_value must be a number in [0, 1], got {p_value!r}")
     rejects = p_value < alpha
     if low > 0 or high < 0:
