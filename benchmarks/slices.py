@@ -8,7 +8,10 @@ On one generated input (100,000 golden items x 2 versions by default) and one sl
   file, every slice's counts and paired figures, Holm across the slices, the slice checks.
 
 It prints both times and the slices' share of the gate's time, ``(gate+slices - gate) / gate``,
-and exits 1 when that share is above the budget (20%).
+and exits 1 when that share is above the budget (20%). The time is the wall-clock time a
+user waits; the CPU time of the process is printed beside it, because the slices file is
+read and set against the golden items on the other core while the gate loads and scores
+(on one core the share is the CPU one).
 """
 
 from __future__ import annotations
@@ -36,12 +39,12 @@ def _slices_file(data_path: Path, n_items: int, n_slices: int) -> Path:
     return path
 
 
-def _gate(data_path: Path, slices: Path | None) -> float:
+def _gate(data_path: Path, slices: Path | None) -> tuple[float, float]:
     from buddy_eval import Settings, evaluate
     from buddy_eval.stats._proportions import _MCNEMAR
 
     _MCNEMAR.clear()  # every run computes its p-values, as a fresh process does
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     if slices is None:
         ev = evaluate(str(data_path))
     else:
@@ -49,7 +52,7 @@ def _gate(data_path: Path, slices: Path | None) -> float:
         assert ev.slices is not None
     ev.paired  # noqa: B018 - the statistics --details shows
     ev.report()
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,12 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):  # interleaved, so both see the same machine load
         plain.append(_gate(data_path, None))
         sliced.append(_gate(data_path, slices))
-    gate, with_slices = min(plain), min(sliced)
-    share = (with_slices - gate) / gate
+    (gate, gate_cpu), (with_slices, with_cpu) = min(plain), min(sliced)
+    share, cpu_share = (with_slices - gate) / gate, (with_cpu - gate_cpu) / gate_cpu
     print(f"items={args.items} slices={args.slices} repeat={args.repeat} (best of each)")
-    print(f"gate          {gate:8.3f} s")
-    print(f"gate+slices   {with_slices:8.3f} s")
-    print(f"slices' share {share:8.1%} of the gate's time (budget {BUDGET:.0%})")
+    print(f"              {'wall':>8}   {'cpu':>8}")
+    print(f"gate          {gate:8.3f} s {gate_cpu:8.3f} s")
+    print(f"gate+slices   {with_slices:8.3f} s {with_cpu:8.3f} s")
+    print(f"slices' share {share:8.1%}   {cpu_share:8.1%}   (budget {BUDGET:.0%} of the wall time)")
     return 0 if share <= BUDGET else 1
 
 

@@ -706,6 +706,8 @@ def _counts_of(
         # An item outside ``items`` is of neither type: no metric counts it.
         inside = np.tile(np.asarray(items, dtype=bool), n_versions)
         is_answer = is_answer & inside
+    if keys is not None and not grid.repeated:
+        return _one_trial_counts(grid, inside, keys, n_groups)
 
     def grouped(values: np.ndarray) -> np.ndarray:
         return values.reshape(shape) if keys is None else values
@@ -760,6 +762,53 @@ def _counts_of(
 
 
 _INT64_SAFE = 2**62
+
+
+def _one_trial_counts(
+    grid: Grid, inside: np.ndarray | None, keys: np.ndarray, n_groups: int
+) -> list[Counts]:
+    """:func:`_counts_of` of keyed groups when every cell holds at most one trial.
+
+    Each cell's outcomes (has a result, passes each metric, is an ANSWER
+    item, is counted at all) are the bits of one small code, and one
+    ``bincount`` of (group, code) tallies them all; each count is then a sum
+    of the tally over the codes it takes.
+    """
+    tallies = grid.tallies  # 0 or 1 per cell, as uint8
+    bits = ("trials", *METRICS)
+    code = grid.is_answer.view(np.uint8) << len(bits)
+    for bit, name in enumerate(bits):
+        code |= tallies[name] << bit
+    n_codes = 2 ** (len(bits) + 1)
+    if inside is not None:
+        code |= inside.view(np.uint8) << (len(bits) + 1)
+        n_codes *= 2
+    tally = np.bincount(keys * n_codes + code, minlength=n_groups * n_codes)
+    tally = tally.reshape(n_groups, n_codes)
+    value = np.arange(n_codes)
+    has = {name: (value >> bit & 1) > 0 for bit, name in enumerate(bits)}
+    answer = (value >> len(bits) & 1) > 0
+    counted = (value >> (len(bits) + 1) & 1) > 0 if inside is not None else np.ones(n_codes, bool)
+    numerator, denominator, missed = [], [], []
+    for metric in METRICS:
+        applies = counted & (answer if ITEM_TYPE_OF[metric] == "ANSWER" else ~answer)
+        denominator.append(tally[:, applies].sum(axis=1))
+        missed.append(tally[:, applies & ~has["trials"]].sum(axis=1))
+        numerator.append(tally[:, applies & has["trials"] & has[metric]].sum(axis=1))
+    num, den, miss = (
+        np.stack(x, axis=1).astype(np.int64) for x in (numerator, denominator, missed)
+    )
+    n_versions = len(grid.versions)
+    return [
+        Counts(
+            tuple(grid.versions),
+            num[at : at + n_versions],
+            den[at : at + n_versions],
+            miss[at : at + n_versions],
+            None,
+        )
+        for at in range(0, n_groups, n_versions)
+    ]
 
 
 def score_versions(items: pd.DataFrame) -> pd.DataFrame:

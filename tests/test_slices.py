@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 from math import comb
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -162,6 +163,26 @@ def test_slices_with_repeated_trials_count_as_the_whole_input_does():
         expected = grid_counts(ev._grid, mask)
         assert s.counts.values("NEW") == expected.values("NEW")
         assert s.counts.values("OLD") == expected.values("OLD")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sliced_inputs(), st.randoms(use_true_random=False))
+def test_per_slice_counts_equal_the_whole_input_counts_of_each_slice(case, rng):
+    # One tally of small codes per slice (one trial per cell) against the counts of the
+    # whole input restricted to the slice's items, with and without a set of compared items.
+    from buddy_eval._scoring import counts_by_slice, grid_counts
+
+    text, assignment = case
+    ev = be.evaluate(text, slices=assignment)
+    codes, n_slices = ev.slice_assignment.codes, len(ev.slice_assignment.names)
+    for items in (None, np.array([rng.random() < 0.7 for _ in codes], bool)):
+        per_slice = counts_by_slice(ev._grid, codes, n_slices, items)
+        for code, got in enumerate(per_slice):
+            mask = codes == code if items is None else (codes == code) & items
+            want = grid_counts(ev._grid, mask)
+            for name in ("numerator", "denominator", "missing"):
+                assert getattr(got, name).tolist() == getattr(want, name).tolist(), name
+            assert got.scale is None and want.scale is None
 
 
 # --- the planted case and the slice gate ----------------------------------------------
