@@ -425,11 +425,8 @@ def _split_changes(
     per metric, and each slice's :class:`ChangeIds` looks up the ids of its
     groups in ``item_ids`` (golden order) when they are read.
     """
-    from dataclasses import replace
+    from ._paired import ChangeIds, Changes
 
-    from ._paired import ChangeIds
-
-    edges = np.arange(n_slices + 1)
     per_slice: list[list] = [[] for _ in range(n_slices)]
     for c in changes:
         width = len(c.labels)
@@ -437,32 +434,27 @@ def _split_changes(
         kind = np.int16 if n_slices * width < 2**15 else np.int64
         of_row = codes[c.rows].astype(kind)
         order = np.argsort(of_row, kind="stable")
-        bounds = np.searchsorted(of_row[order], edges).tolist()
+        bounds = _starts(np.bincount(of_row, minlength=n_slices))
         rows, change = c.rows[order], c.change[order]
         counts = tuple(x[order] for x in c.counts)
         # The ids, grouped by (slice, change label), each group in golden order.
         key = of_row * width + c.change.astype(kind)
-        by_key = np.argsort(key, kind="stable")
-        cuts = np.searchsorted(key[by_key], np.arange(n_slices * width + 1)).tolist()
-        grouped = c.rows[by_key]
+        grouped = c.rows[np.argsort(key, kind="stable")]
+        cuts = _starts(np.bincount(key, minlength=n_slices * width))
         for code in range(n_slices):
             at, to = bounds[code], bounds[code + 1]
             first = code * width
+            ids = ChangeIds(c.labels, item_ids, grouped, cuts[first : first + width + 1])
+            run = (counts[0][at:to], counts[1][at:to], counts[2][at:to], counts[3][at:to])
             per_slice[code].append(
-                replace(
-                    c,
-                    rows=rows[at:to],
-                    change=change[at:to],
-                    counts=(
-                        counts[0][at:to],
-                        counts[1][at:to],
-                        counts[2][at:to],
-                        counts[3][at:to],
-                    ),
-                    ids=ChangeIds(c.labels, item_ids, grouped, cuts[first : first + width + 1]),
-                )
+                Changes(c.metric, rows[at:to], change[at:to], run, repeated=c.repeated, ids=ids)
             )
     return [tuple(x) for x in per_slice]
+
+
+def _starts(sizes: np.ndarray) -> list[int]:
+    """Where each run of ``sizes`` starts, then the end of the last: ``[0, *cumsum]``."""
+    return [0, *np.cumsum(sizes).tolist()]
 
 
 def _exact_p_values(changes: tuple[Changes, ...], codes: np.ndarray, n_slices: int) -> None:
