@@ -697,9 +697,14 @@ def _metric_fields(
             bound = noninferiority_bound(table, settings.confidence)
             bound_method = NEWCOMBE_METHOD
         if missing and measured:
-            pairs = (table.both_pass, table.fixed, table.regressed, table.both_fail)
-            as_regressed = PairedTable(*pairs[:2], pairs[2] + missing, pairs[3])
-            as_unchanged = PairedTable(*pairs[:3], pairs[3] + missing)
+            both_pass, fixed, regressed, both_fail = (
+                table.both_pass,
+                table.fixed,
+                table.regressed,
+                table.both_fail,
+            )
+            as_regressed = PairedTable(both_pass, fixed, regressed + missing, both_fail)
+            as_unchanged = PairedTable(both_pass, fixed, regressed, both_fail + missing)
             sensitivity = {
                 "regressed": _sensitivity(as_regressed, settings),
                 "unchanged": _sensitivity(as_unchanged, settings),
