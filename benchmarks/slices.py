@@ -60,7 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--slices", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--one-thread",
+        action="store_true",
+        help="run the steps the gate shares between two threads one after the other",
+    )
     args = parser.parse_args(argv)
+    if args.one_thread:
+        import buddy_eval._kernels as kernels
+
+        kernels.in_parallel = lambda first, second: (first(), second())
     data_path = write(OUT / f"gate-{args.items}.txt", args.items)
     slices = _slices_file(data_path, args.items, args.slices)
     _gate(data_path, slices)  # warm: imports and scipy's first calls
@@ -71,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     gate, with_slices = min(t for t, _ in plain), min(t for t, _ in sliced)
     gate_cpu, with_cpu = min(c for _, c in plain), min(c for _, c in sliced)
     share, cpu_share = (with_slices - gate) / gate, (with_cpu - gate_cpu) / gate_cpu
-    print(f"items={args.items} slices={args.slices} repeat={args.repeat} (best of each)")
+    threads = "one thread" if args.one_thread else "two threads"
+    print(f"items={args.items} slices={args.slices} repeat={args.repeat} {threads} (best of each)")
     print(f"              {'wall':>8}   {'cpu':>8}")
     print(f"gate          {gate:8.3f} s {gate_cpu:8.3f} s")
     print(f"gate+slices   {with_slices:8.3f} s {with_cpu:8.3f} s")

@@ -119,6 +119,27 @@ def test_a_stop_signal_anywhere_ends_with_status_3_and_one_line(hook, args, prin
     assert done.stdout.endswith(printed)
 
 
+@pytest.mark.parametrize("args", [["--details"], ["--format", "json"], ["--format", "markdown"]])
+def test_pandas_is_imported_on_the_main_thread(args):
+    # pyarrow imports pandas on first use, possibly on the thread that shares the work;
+    # a stop signal during that import must meet the main thread at a known point.
+    script = """\
+import importlib.abc, sys, threading
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas":
+            sys.stderr.write(f"pandas on {threading.current_thread().name}\\n")
+        return None
+sys.meta_path.insert(0, Hook())
+sys.argv = ["buddy-eval", *%r]
+from buddy_eval._cli import console_main
+console_main()
+""" % [EXAMPLE, *args]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.decode().splitlines()[0] == "pandas on MainThread"
+
+
 def _handles(pid: int, sig: signal.Signals) -> bool:
     """Whether the process has a handler for ``sig`` (the kernel's SigCgt mask)."""
     try:

@@ -158,8 +158,16 @@ class _HidePandas(MetaPathFinder):
 
 @contextlib.contextmanager
 def without_pandas(hide: bool):
-    """While inside (``hide`` true), pandas cannot be imported: pyarrow works without it."""
+    """While inside (``hide`` true), pandas cannot be imported: pyarrow works without it.
+
+    Otherwise pandas is imported here, on the main thread. pyarrow would import it on
+    first use, which is often on the thread that shares the work: a stop signal sent
+    during that import then reached the main thread wherever it happened to be, and
+    under load it was sometimes lost (the run went on to a verdict).
+    """
     if not hide or "pandas" in sys.modules:
+        if not hide:
+            import pandas  # noqa: F401
         yield
         return
     finder = _HidePandas()
