@@ -783,8 +783,8 @@ def _one_trial_counts(
     if inside is not None:
         code |= inside.view(np.uint8) << (len(bits) + 1)
         n_codes *= 2
-    tally = np.bincount(keys * n_codes + code, minlength=n_groups * n_codes)
-    tally = tally.reshape(n_groups, n_codes)
+    flat = np.bincount(keys * n_codes + code, minlength=n_groups * n_codes)
+    tally = flat.reshape(n_groups, n_codes)
     value = np.arange(n_codes)
     has = {name: (value >> bit & 1) > 0 for bit, name in enumerate(bits)}
     answer = (value >> len(bits) & 1) > 0
