@@ -676,9 +676,8 @@ def sums_by_count(
     the counts are the 0/1 outcomes themselves) nothing is converted or
     copied: a sum of weights at most ``t`` is the number of cells whose
     weight reaches 1, 2, ... ``t``, each one ``count_nonzero`` over a boolean
-    mask. Keyed cells with every count at most 1 take one ``bincount`` over
-    a (group, count, weight) key. Otherwise two ``bincount`` over one (group,
-    count) key. The cells left out go to one extra slot. Must equal
+    mask. Otherwise two ``bincount`` over one (group, count) key, the cells
+    left out sent to one extra slot. Must equal
     :func:`sums_by_count_reference`.
     """
     groups = counts.shape[0] if keys is None else n_keys
@@ -693,17 +692,6 @@ def sums_by_count(
             cells[:, t] = np.count_nonzero(selected, axis=1)
             for level in range(1, t + 1):
                 sums[:, t] += np.count_nonzero(selected & (weights >= level), axis=1)
-        return cells, sums
-    if keys is not None and top <= 1:
-        # Per group, the cells of each (count, weight): (0, 0), (0, 1) never (the
-        # weight is at most the count), (1, 0) and (1, 1).
-        code = keys * 4 + (counts.astype(np.int64) * 2 + weights)
-        slot = np.where(where, code, 4 * groups)
-        tally = np.bincount(slot, minlength=4 * groups + 1)[: 4 * groups].reshape(groups, 4)
-        cells[:, 0] = tally[:, 0] + tally[:, 1]
-        if top:
-            cells[:, 1] = tally[:, 2] + tally[:, 3]
-            sums[:, 1] = tally[:, 3]
         return cells, sums
     span = groups * (top + 1)
     group = np.arange(groups)[:, None] if keys is None else keys
